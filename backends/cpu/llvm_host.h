@@ -1,0 +1,19 @@
+// What LLVM knows of the host: version, target triple, CPU name and features.
+#pragma once
+
+#include <string>
+
+namespace atl::cpu {
+
+struct HostInfo {
+  std::string llvm_version;  ///< "19.1.x"
+  std::string triple;        ///< "x86_64-pc-linux-gnu"
+  std::string cpu;           ///< LLVM's host CPU name, e.g. "skylake-avx512"
+  bool avx2 = false;
+  bool avx512f = false;
+};
+
+/// Initialises LLVM's native target once and describes the host.
+HostInfo host_info();
+
+}  // namespace atl::cpu

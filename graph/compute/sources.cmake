@@ -1,0 +1,1 @@
+# The Compute language: lexer, parser, analysis, evaluator (paths relative to graph/).

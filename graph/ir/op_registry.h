@@ -1,0 +1,83 @@
+// The operator registry: one entry per ONNX operator of the batch format,
+// with attribute specs, shape and dtype inference, FLOP count, fusion
+// pattern kind and the operator's definition as Compute statements.
+#pragma once
+
+#include <atoll/graph.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace atl {
+
+/// Fusion pattern kinds, as TVM's fuse_ops uses them.
+enum class PatternKind { Elementwise, Broadcast, Injective, Reduction, OutFusable, Opaque };
+const char *pattern_name(PatternKind kind);
+
+/// JSON type of an attribute value.
+enum class AttrKind { Int, Float, String, Ints, Floats, Strings, DType, Any };
+
+struct AttrSpec {
+  const char *name;
+  AttrKind kind;
+};
+
+/// What an operator rule sees of a node: the node, its input types (empty
+/// for an omitted optional input ""), after inference its output types, and
+/// the graph's parameter ranges (for symbolic dimensions).
+struct OpContext {
+  const Node &node;
+  std::vector<std::optional<TensorType>> inputs;
+  std::vector<TensorType> outputs;
+  const std::map<std::string, ParamRange> *params = nullptr;
+
+  /// The attribute or nullptr.
+  const nlohmann::json *attr(const char *name) const;
+  std::int64_t attr_int(const char *name, std::int64_t dflt) const;
+  double attr_float(const char *name, double dflt) const;
+  std::string attr_string(const char *name, const std::string &dflt) const;
+  std::vector<std::int64_t> attr_ints(const char *name, std::vector<std::int64_t> dflt) const;
+  std::vector<double> attr_floats(const char *name, std::vector<double> dflt) const;
+  /// A UserError naming the node (the graph is added by the caller).
+  UserError error(const std::string &reason) const;
+};
+
+/// An operator's definition as tensor comprehensions. `text` is Compute
+/// source; it names the node's tensors by the formal names below (one per
+/// input slot, "" for an omitted input; one per output) and may use
+/// temporaries of its own.
+struct OpDefinition {
+  std::string text;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+};
+
+struct OpInfo {
+  const char *name;
+  PatternKind pattern;
+  int min_inputs, max_inputs;   ///< max_inputs -1 = variadic
+  int min_outputs, max_outputs;
+  /// Attributes the operator accepts (any other is an error).
+  std::vector<AttrSpec> attrs;
+  /// Constant inputs the batch may give as attribute instead: input slot ->
+  /// attribute name (Reshape: {1, "shape"}). The front end moves inline-data
+  /// inputs into the attribute before inference.
+  std::vector<std::pair<int, const char *>> const_inputs;
+  /// Checks attribute values and input types; returns the output types.
+  std::vector<TensorType> (*infer)(const OpContext &ctx);
+  /// FLOPs (a multiply-add is 2); ctx.outputs is filled; shapes concrete.
+  std::int64_t (*flops)(const OpContext &ctx);
+  /// The Compute definition; ctx.outputs is filled.
+  OpDefinition (*define)(const OpContext &ctx);
+};
+
+/// The entry for an ONNX operator name, or nullptr.
+const OpInfo *find_op(std::string_view name);
+/// Every registered operator, in a fixed order.
+const std::vector<const OpInfo *> &all_ops();
+
+}  // namespace atl

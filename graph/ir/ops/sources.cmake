@@ -1,0 +1,1 @@
+# Operator registry entries, one file per operator family (paths relative to graph/).

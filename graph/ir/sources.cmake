@@ -1,0 +1,7 @@
+# Graph IR and operator registry sources (paths relative to graph/).
+target_sources(atoll_graph PRIVATE
+  ir/diagnostics.cpp
+  ir/dtype.cpp
+  ir/tensor.cpp
+)
+include(ir/ops/sources.cmake)

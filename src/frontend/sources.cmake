@@ -1,0 +1,1 @@
+# frontend sources (paths relative to src/).

@@ -1,0 +1,1 @@
+# pipeline sources (paths relative to src/).

@@ -1,0 +1,1 @@
+# reference sources (paths relative to src/).

@@ -1,0 +1,4 @@
+# runtime sources (paths relative to src/).
+target_sources(atoll_lib PRIVATE
+  runtime/version.cpp
+)

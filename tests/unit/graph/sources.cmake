@@ -1,0 +1,4 @@
+# Unit tests of libatoll_graph (paths relative to tests/).
+target_sources(atoll_graph_tests PRIVATE
+  unit/graph/ir/dtype_test.cpp
+)

@@ -1,0 +1,1 @@
+# Unit tests of libatoll (paths relative to tests/).
