@@ -3,5 +3,6 @@ target_sources(atoll_graph PRIVATE
   ir/diagnostics.cpp
   ir/dtype.cpp
   ir/tensor.cpp
+  ir/shape.cpp
 )
 include(ir/ops/sources.cmake)

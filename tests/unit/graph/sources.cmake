@@ -2,3 +2,5 @@
 target_sources(atoll_graph_tests PRIVATE
   unit/graph/ir/dtype_test.cpp
 )
+include(unit/graph/compute/sources.cmake)
+include(unit/graph/ir/ops/sources.cmake)

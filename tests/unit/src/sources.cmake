@@ -1,1 +1,2 @@
 # Unit tests of libatoll (paths relative to tests/).
+include(unit/src/reference/sources.cmake)

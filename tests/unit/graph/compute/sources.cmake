@@ -1,0 +1,1 @@
+# Unit tests of the Compute language (paths relative to tests/).

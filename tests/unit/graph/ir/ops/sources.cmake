@@ -1,0 +1,1 @@
+# Unit tests of the operator registry (paths relative to tests/).

@@ -1,0 +1,1 @@
+# Unit tests of the reference interpreter (paths relative to tests/).
