@@ -4,5 +4,7 @@ target_sources(atoll_graph PRIVATE
   ir/dtype.cpp
   ir/tensor.cpp
   ir/shape.cpp
+  ir/graph.cpp
+  ir/print_graph.cpp
 )
 include(ir/ops/sources.cmake)

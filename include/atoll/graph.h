@@ -118,6 +118,8 @@ public:
   /// Appends a node. Its name defaults to "n<position>".
   NodeId add_node(Node node);
   void add_output(const std::string &name) { outputs.push_back(name); }
+  /// Records where a declared tensor came from (a JSON pointer), for messages.
+  void set_tensor_pointer(const std::string &tensor, std::string pointer);
 
   /// Links edges, orders nodes topologically, infers types; throws UserError
   /// that names the graph and node.

@@ -1,4 +1,5 @@
-// Reports the versions of isl and PPL that the process is really bound to.
+// Reports the versions of isl and PPL that the process is really bound to,
+// and checks schedule-tree text with isl.
 #include "polyhedral/isl/isl_info.h"
 
 #include <isl/cpp.h>
@@ -12,6 +13,16 @@ std::string isl_version_string() {
   std::string s = v ? v : "";
   while (!s.empty() && (s.back() == '\n' || s.back() == ' ')) s.pop_back();
   return s;
+}
+
+bool isl_reads_schedule(const std::string &text) {
+  isl_ctx *raw = isl_ctx_alloc();
+  isl_options_set_on_error(raw, ISL_ON_ERROR_CONTINUE);
+  isl_schedule *s = isl_schedule_read_from_str(raw, text.c_str());
+  bool ok = s != nullptr;
+  isl_schedule_free(s);
+  isl_ctx_free(raw);
+  return ok;
 }
 
 std::string ppl_version_string() { return Parma_Polyhedra_Library::version(); }

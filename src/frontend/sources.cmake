@@ -1,1 +1,6 @@
-# frontend sources (paths relative to src/).
+# Front end sources (paths relative to src/).
+target_sources(atoll_lib PRIVATE
+  frontend/json_text.cpp
+  frontend/batch_reader.cpp
+  frontend/schedule_hints.cpp
+)
