@@ -40,9 +40,12 @@ struct Analysis {
   struct Statement {
     std::string name;             ///< NODE_k, or NODE_k_init for an op=! initialisation
     std::vector<Index> indices;   ///< loop-nest order: lhs indices, then reduction indices
+    int source = -1;              ///< position of the statement in Program::statements
+    bool init = false;            ///< the identity initialisation of an op=! statement
   };
   std::vector<Statement> statements;
   std::map<std::string, TensorUse> tensors;  ///< every tensor the program names
+  std::map<std::string, std::int64_t> params;  ///< parameter values analysis used
 };
 
 /// What analysis is given.
@@ -60,7 +63,13 @@ struct Signature {
 Analysis analyze(const Program &program, const Signature &signature);
 
 /// Runs the statements in order with the batch format's semantics and
-/// returns the outputs (and temporaries, which callers may ignore).
+/// returns the outputs (and temporaries, which callers may ignore). Outputs
+/// and temporaries start at zero, so a statement may read one before any
+/// statement writes it. Every store rounds to the destination's dtype.
+/// `inputs` must hold every input the program reads, with the analysed
+/// shapes; `params`, when given, must agree with the values analysis used.
+/// Throws atl::UserError for an indirect subscript whose run-time value is
+/// not an integer inside the tensor's extent.
 std::map<std::string, Tensor> evaluate(const Program &program, const Analysis &analysis,
                                        const std::map<std::string, const Tensor *> &inputs,
                                        const std::map<std::string, std::int64_t> &params = {});
