@@ -109,6 +109,11 @@ public:
     for (const auto &[name, use] : sig_.inputs)
       if (named_.count(name)) out_.tensors[name] = {TensorRole::Input, use.dtype, use.shape};
     for (const auto &name : written_) {
+      if (!shape_of(name)) {
+        const Statement &first = *std::find_if(prog_.statements.begin(), prog_.statements.end(),
+                                               [&](const Statement &st) { return st.lhs->name == name; });
+        fail(*first.lhs, "cannot infer the shape of '" + name + "': its statements write no element (empty ranges)");
+      }
       bool is_output = std::find(sig_.outputs.begin(), sig_.outputs.end(), name) != sig_.outputs.end();
       out_.tensors[name] = {is_output ? TensorRole::Output : TensorRole::Temporary, dtype, *shape_of(name)};
     }

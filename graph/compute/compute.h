@@ -60,6 +60,9 @@ struct Signature {
 /// Resolves index ranges, infers output and temporary shapes and dtypes,
 /// and checks that subscripts are quasi-affine (or indirect) and stay in
 /// bounds. Throws atl::UserError (line/column where the problem is).
+/// A tensor that is neither an input nor an output but is written is a
+/// temporary. Reading an output or temporary before a statement writes it is
+/// allowed: both start at zero. A read of any other unknown name is an error.
 Analysis analyze(const Program &program, const Signature &signature);
 
 /// Runs the statements in order with the batch format's semantics and

@@ -159,14 +159,16 @@ private:
     const std::int64_t *cur = cur_.data();
     for (std::size_t pc = 0; pc < n; ++pc) {
       const Instr &in = code[pc];
-      double a = R[in.a], b = R[in.b];
+      // Operands are registers for arithmetic; other ops read in.a / in.b as ids.
+      auto A = [&] { return R[in.a]; };
+      auto B = [&] { return R[in.b]; };
       double &r = R[in.dst];
       switch (in.op) {
       case Op::Index: r = static_cast<double>(idx_[static_cast<std::size_t>(in.a)]); break;
-      case Op::Move: r = a; break;
+      case Op::Move: r = A(); break;
       case Op::Jump: pc = static_cast<std::size_t>(in.a) - 1; break;
       case Op::JumpIfZero:
-        if (a == 0.0) pc = static_cast<std::size_t>(in.b) - 1;
+        if (A() == 0.0) pc = static_cast<std::size_t>(in.b) - 1;
         break;
       case Op::ReadFast: r = k_.fast[static_cast<std::size_t>(in.a)].data[cur[in.a]]; break;
       case Op::ReadSlow: {
@@ -175,33 +177,33 @@ private:
         r = off < 0 ? R[acc.fallback] : acc.data[off];
         break;
       }
-      case Op::Neg: r = -a; break;
-      case Op::Not: r = a == 0.0 ? 1.0 : 0.0; break;
-      case Op::Add: r = a + b; break;
-      case Op::Sub: r = a - b; break;
-      case Op::Mul: r = a * b; break;
-      case Op::Div: r = a / b; break;
-      case Op::FloorDiv: r = std::floor(a / b); break;
-      case Op::Mod: r = a - b * std::floor(a / b); break;
-      case Op::Lt: r = a < b; break;
-      case Op::Le: r = a <= b; break;
-      case Op::Gt: r = a > b; break;
-      case Op::Ge: r = a >= b; break;
-      case Op::Eq: r = a == b; break;
-      case Op::Ne: r = a != b; break;
-      case Op::And: r = (a != 0.0 && b != 0.0); break;
-      case Op::Or: r = (a != 0.0 || b != 0.0); break;
-      case Op::Exp: r = std::exp(a); break;
-      case Op::Log: r = std::log(a); break;
-      case Op::Sqrt: r = std::sqrt(a); break;
-      case Op::Tanh: r = std::tanh(a); break;
-      case Op::Sigmoid: r = 1.0 / (1.0 + std::exp(-a)); break;
-      case Op::Erf: r = std::erf(a); break;
-      case Op::Abs: r = std::fabs(a); break;
-      case Op::Floor: r = std::floor(a); break;
-      case Op::Min: r = (std::isnan(a) || a < b) ? a : b; break;
-      case Op::Max: r = (std::isnan(a) || a > b) ? a : b; break;
-      case Op::Pow: r = std::pow(a, b); break;
+      case Op::Neg: r = -A(); break;
+      case Op::Not: r = A() == 0.0 ? 1.0 : 0.0; break;
+      case Op::Add: r = A() + B(); break;
+      case Op::Sub: r = A() - B(); break;
+      case Op::Mul: r = A() * B(); break;
+      case Op::Div: r = A() / B(); break;
+      case Op::FloorDiv: r = std::floor(A() / B()); break;
+      case Op::Mod: r = A() - B() * std::floor(A() / B()); break;
+      case Op::Lt: r = A() < B(); break;
+      case Op::Le: r = A() <= B(); break;
+      case Op::Gt: r = A() > B(); break;
+      case Op::Ge: r = A() >= B(); break;
+      case Op::Eq: r = A() == B(); break;
+      case Op::Ne: r = A() != B(); break;
+      case Op::And: r = (A() != 0.0 && B() != 0.0); break;
+      case Op::Or: r = (A() != 0.0 || B() != 0.0); break;
+      case Op::Exp: r = std::exp(A()); break;
+      case Op::Log: r = std::log(A()); break;
+      case Op::Sqrt: r = std::sqrt(A()); break;
+      case Op::Tanh: r = std::tanh(A()); break;
+      case Op::Sigmoid: r = 1.0 / (1.0 + std::exp(-A())); break;
+      case Op::Erf: r = std::erf(A()); break;
+      case Op::Abs: r = std::fabs(A()); break;
+      case Op::Floor: r = std::floor(A()); break;
+      case Op::Min: r = (std::isnan(A()) || A() < B()) ? A() : B(); break;
+      case Op::Max: r = (std::isnan(A()) || A() > B()) ? A() : B(); break;
+      case Op::Pow: r = std::pow(A(), B()); break;
       }
     }
     store(R[k_.result]);

@@ -108,6 +108,7 @@ private:
       next();
     }
     s.rhs = expr();
+    check_height(*s.rhs);
     if (peek().kind == Tok::Ident && peek().text == "where") {
       next();
       do {
@@ -128,6 +129,24 @@ private:
     return s;
   }
 
+  /// Rejects trees deeper than later recursive passes can safely walk
+  /// (long operator chains nest without parentheses). Iterative on purpose.
+  static void check_height(const Expr &root) {
+    constexpr int kMaxHeight = 2000;
+    std::vector<std::pair<const Expr *, int>> stack{{&root, 1}};
+    while (!stack.empty()) {
+      auto [e, h] = stack.back();
+      stack.pop_back();
+      if (h > kMaxHeight) {
+        Location loc;
+        loc.line = root.line;
+        loc.column = root.column;
+        throw UserError("expression too deep (more than 2000 nested operations)", loc);
+      }
+      for (const auto &a : e->args) stack.push_back({a.get(), h + 1});
+    }
+  }
+
   /// Arguments after '(' up to and including ')'.
   std::vector<ExprPtr> arguments() {
     std::vector<ExprPtr> args;
@@ -139,7 +158,14 @@ private:
     return args;
   }
 
-  ExprPtr expr() { return ternary(); }
+  ExprPtr expr() {
+    if (++depth_ > kMaxDepth) fail(peek(), "expression nested too deeply (more than 200 levels)");
+    ExprPtr e = ternary();
+    --depth_;
+    return e;
+  }
+  static constexpr int kMaxDepth = 200;
+  int depth_ = 0, unary_depth_ = 0;
 
   ExprPtr ternary() {
     ExprPtr c = binary(0);
@@ -149,9 +175,9 @@ private:
     e->kind = ExprKind::Select;
     e->line = c->line;
     e->column = c->column;
-    ExprPtr a = ternary();
+    ExprPtr a = expr();
     expect(Tok::Colon, "':' in 'c ? a : b'");
-    ExprPtr b = ternary();
+    ExprPtr b = expr();
     e->args = {c, a, b};
     return e;
   }
@@ -198,10 +224,12 @@ private:
   ExprPtr unary() {
     const Token &t = peek();
     if (t.kind == Tok::Minus || t.kind == Tok::Bang) {
+      if (++unary_depth_ > kMaxDepth) fail(t, "expression nested too deeply (more than 200 unary operators)");
       next();
       auto e = node(ExprKind::Unary, t);
       e->unop = t.kind == Tok::Minus ? UnOp::Neg : UnOp::Not;
       e->args = {unary()};
+      --unary_depth_;
       return e;
     }
     return primary();

@@ -172,6 +172,7 @@ TEST_CASE("compute analysis: writing an input, unknown tensors, rank mismatches"
   check_error("y(i) = x(i, 0)", s, "tensor 'x' has rank 1", 1, 8);
   check_error("y(i) = x(i)\ny(i, j) = 1 where j in 0:2", s, "tensor 'y' has rank 1", 2, 1);
   check_error("z(i) = x(i)", s, "output 'y' is never written", 1, 1);
+  check_error("y(i) = x(i)\nt(i) = 1 where i in 3:3", s, "cannot infer the shape of 't'", 2, 1);
 }
 
 }  // TEST_SUITE

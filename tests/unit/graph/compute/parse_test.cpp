@@ -200,3 +200,23 @@ TEST_CASE("compute quasi-affine forms of subscripts") {
 }
 
 }  // TEST_SUITE
+
+TEST_SUITE("graph") {
+
+TEST_CASE("compute parser: pathological nesting is an error, not a crash") {
+  std::string parens = "y() = " + std::string(5000, '(') + "1" + std::string(5000, ')');
+  CHECK_THROWS_WITH_AS(parse(parens), doctest::Contains("nested too deeply"), UserError);
+  std::string minus = "y() = " + std::string(5000, '-') + "1";
+  CHECK_THROWS_WITH_AS(parse(minus), doctest::Contains("nested too deeply"), UserError);
+  std::string select = "y() = 1";
+  for (int k = 0; k < 5000; ++k) select += " ? 1 : 1";
+  CHECK_THROWS_WITH_AS(parse(select), doctest::Contains("nested too deeply"), UserError);
+  std::string chain = "y() = 1";
+  for (int k = 0; k < 5000; ++k) chain += " + 1";
+  CHECK_THROWS_WITH_AS(parse(chain), doctest::Contains("expression too deep"), UserError);
+  std::string ok = "y() = 1";
+  for (int k = 0; k < 500; ++k) ok += " + 1";
+  CHECK(parse(ok)->statements.size() == 1);
+}
+
+}  // TEST_SUITE
