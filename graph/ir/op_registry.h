@@ -79,5 +79,9 @@ struct OpInfo {
 const OpInfo *find_op(std::string_view name);
 /// Every registered operator, in a fixed order.
 const std::vector<const OpInfo *> &all_ops();
+/// The pattern of one application of `op`: its static pattern, except that a
+/// Broadcast operator whose inputs all have the output's shape (ctx.outputs
+/// filled) is Elementwise.
+PatternKind node_pattern(const OpInfo &op, const OpContext &ctx);
 
 }  // namespace atl

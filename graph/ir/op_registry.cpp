@@ -1,0 +1,144 @@
+// The operator registry table (find_op, all_ops) and OpContext's attribute readers.
+#include "graph/ir/op_registry.h"
+
+#include "graph/ir/ops/ops_util.h"
+
+#include <cmath>
+#include <deque>
+
+namespace atl {
+
+const char *pattern_name(PatternKind kind) {
+  switch (kind) {
+  case PatternKind::Elementwise: return "elementwise";
+  case PatternKind::Broadcast: return "broadcast";
+  case PatternKind::Injective: return "injective";
+  case PatternKind::Reduction: return "reduction";
+  case PatternKind::OutFusable: return "out-fusable";
+  case PatternKind::Opaque: return "opaque";
+  }
+  return "?";
+}
+
+namespace {
+
+struct Registry {
+  std::deque<OpInfo> storage;
+  std::vector<const OpInfo *> list;
+  std::map<std::string, const OpInfo *, std::less<>> by_name;
+
+  Registry() {
+    for (auto family : {ops::elementwise_ops, ops::linalg_ops, ops::conv_ops, ops::pool_ops, ops::normalization_ops,
+                        ops::reduce_ops, ops::movement_ops, ops::slicing_ops, ops::compute_ops})
+      for (OpInfo &info : family()) {
+        storage.push_back(std::move(info));
+        const OpInfo *p = &storage.back();
+        ATOLL_ASSERT(by_name.emplace(p->name, p).second, std::string("operator registered twice: ") + p->name);
+        list.push_back(p);
+      }
+  }
+};
+
+const Registry &registry() {
+  static const Registry r;
+  return r;
+}
+
+/// A scalar attribute may arrive as a one-element list (a constant input moved into attrs).
+const nlohmann::json *scalar(const nlohmann::json *v) {
+  if (v && v->is_array() && v->size() == 1) return &(*v)[0];
+  return v;
+}
+
+bool integral(const nlohmann::json &v) {
+  if (v.is_number_integer()) return true;
+  if (!v.is_number_float()) return false;
+  double d = v.get<double>();
+  return std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9.0e18;
+}
+
+std::int64_t as_int(const nlohmann::json &v) {
+  return v.is_number_integer() ? v.get<std::int64_t>() : static_cast<std::int64_t>(v.get<double>());
+}
+
+}  // namespace
+
+const OpInfo *find_op(std::string_view name) {
+  const auto &m = registry().by_name;
+  auto it = m.find(name);
+  return it == m.end() ? nullptr : it->second;
+}
+
+const std::vector<const OpInfo *> &all_ops() { return registry().list; }
+
+PatternKind node_pattern(const OpInfo &op, const OpContext &ctx) {
+  if (op.pattern != PatternKind::Broadcast || ctx.outputs.empty()) return op.pattern;
+  for (const auto &t : ctx.inputs)
+    if (t && t->shape != ctx.outputs[0].shape) return op.pattern;
+  return PatternKind::Elementwise;
+}
+
+const nlohmann::json *OpContext::attr(const char *name) const {
+  if (!node.attrs.is_object()) return nullptr;
+  auto it = node.attrs.find(name);
+  return it == node.attrs.end() ? nullptr : &*it;
+}
+
+std::int64_t OpContext::attr_int(const char *name, std::int64_t dflt) const {
+  const nlohmann::json *v = scalar(attr(name));
+  if (!v) return dflt;
+  if (!integral(*v)) throw error(std::string("attribute '") + name + "' must be an integer, got " + v->dump());
+  return as_int(*v);
+}
+
+double OpContext::attr_float(const char *name, double dflt) const {
+  const nlohmann::json *v = scalar(attr(name));
+  if (!v) return dflt;
+  if (!v->is_number()) throw error(std::string("attribute '") + name + "' must be a number, got " + v->dump());
+  return v->get<double>();
+}
+
+std::string OpContext::attr_string(const char *name, const std::string &dflt) const {
+  const nlohmann::json *v = attr(name);
+  if (!v) return dflt;
+  if (!v->is_string()) throw error(std::string("attribute '") + name + "' must be a string, got " + v->dump());
+  return v->get<std::string>();
+}
+
+std::vector<std::int64_t> OpContext::attr_ints(const char *name, std::vector<std::int64_t> dflt) const {
+  const nlohmann::json *v = attr(name);
+  if (!v) return dflt;
+  if (integral(*v)) return {as_int(*v)};
+  std::vector<std::int64_t> out;
+  if (v->is_array())
+    for (const auto &e : *v) {
+      if (!integral(e)) break;
+      out.push_back(as_int(e));
+    }
+  if (!v->is_array() || out.size() != v->size())
+    throw error(std::string("attribute '") + name + "' must be a list of integers, got " + v->dump());
+  return out;
+}
+
+std::vector<double> OpContext::attr_floats(const char *name, std::vector<double> dflt) const {
+  const nlohmann::json *v = attr(name);
+  if (!v) return dflt;
+  if (v->is_number()) return {v->get<double>()};
+  std::vector<double> out;
+  if (v->is_array())
+    for (const auto &e : *v) {
+      if (!e.is_number()) break;
+      out.push_back(e.get<double>());
+    }
+  if (!v->is_array() || out.size() != v->size())
+    throw error(std::string("attribute '") + name + "' must be a list of numbers, got " + v->dump());
+  return out;
+}
+
+UserError OpContext::error(const std::string &reason) const {
+  Location where;
+  where.node = node.name;
+  return UserError(reason, where);
+}
+
+}  // namespace atl

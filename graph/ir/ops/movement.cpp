@@ -1,0 +1,292 @@
+// Registry entries of the layout operators: Transpose, Reshape, Flatten,
+// Squeeze, Unsqueeze and Expand (views and broadcasts, no arithmetic).
+#include "graph/ir/ops/ops_util.h"
+
+#include <algorithm>
+
+namespace atl::ops {
+namespace {
+
+void no_runtime_input(const OpContext &ctx, int slot, const char *attr) {
+  if (has_input(ctx, slot))
+    fail(ctx, std::string("'") + attr + "' must be a constant: give it as inline data or as the attribute");
+}
+
+/// A product of dims: a constant times symbols.
+struct Product {
+  std::int64_t c = 1;
+  std::vector<std::string> syms;  ///< sorted
+  void mul(const Dim &d) {
+    if (d.is_symbolic()) syms.insert(std::upper_bound(syms.begin(), syms.end(), d.symbol), d.symbol);
+    else c *= d.value;
+  }
+  std::string str() const {
+    std::string s = std::to_string(c);
+    for (const auto &x : syms) s += " * " + x;
+    return s;
+  }
+};
+
+Product product_of(const SymShape &s, std::size_t from, std::size_t to) {
+  Product p;
+  for (std::size_t i = from; i < to; ++i) p.mul(s[i]);
+  return p;
+}
+
+/// A product as one Dim, or an error naming the symbols.
+Dim as_dim(const OpContext &ctx, const Product &p, const std::string &what) {
+  if (p.syms.empty()) return Dim(p.c);
+  if (p.syms.size() == 1 && p.c == 1) return Dim::sym(p.syms[0]);
+  fail(ctx, what + " would be " + p.str() + ": arithmetic on symbolic dimension '" + p.syms[0] +
+                "' is not supported");
+}
+
+/// Compute text copying `in` (shape a) into `out` (shape b) of the same size
+/// in row-major order: shared leading and trailing dims pass through, the
+/// rest is linearised with floor division and modulo.
+std::string reshape_text(const OpContext &ctx, const std::string &in_name, const SymShape &a,
+                         const std::string &out_name, const SymShape &b) {
+  std::size_t pre = 0, suf = 0;
+  while (pre < a.size() && pre < b.size() && a[pre] == b[pre]) ++pre;
+  while (suf < a.size() - pre && suf < b.size() - pre && a[a.size() - 1 - suf] == b[b.size() - 1 - suf]) ++suf;
+  std::vector<std::string> yi = index_names(static_cast<int>(b.size()));
+  std::vector<std::string> xs(a.size());
+  for (std::size_t i = 0; i < pre; ++i) xs[i] = yi[i];
+  for (std::size_t i = 0; i < suf; ++i) xs[a.size() - 1 - i] = yi[b.size() - 1 - i];
+  std::size_t a_end = a.size() - suf, b_end = b.size() - suf;
+  for (std::size_t i = pre; i < a_end; ++i) concrete(ctx, a[i], "reshaping across it");
+  for (std::size_t i = pre; i < b_end; ++i) concrete(ctx, b[i], "reshaping across it");
+  Affine lin;
+  std::int64_t stride = 1;
+  for (std::size_t i = b_end; i-- > pre;) {
+    lin.add(yi[i], stride);
+    stride *= b[i].value;
+  }
+  std::string L = lin.str(), Lp = lin.terms.size() > 1 ? "(" + L + ")" : L;
+  stride = 1;
+  for (std::size_t i = a_end; i-- > pre;) {
+    std::string q = stride == 1 ? L : "floor(" + Lp + " / " + std::to_string(stride) + ")";
+    if (i != pre) q = (stride == 1 ? Lp : q) + " % " + std::to_string(a[i].value);
+    xs[i] = q;
+    stride *= a[i].value;
+  }
+  return call(out_name, yi) + " = " + call(in_name, xs);
+}
+
+// ---- Transpose -------------------------------------------------------------
+
+std::vector<int> perm_of(const OpContext &ctx) {
+  int r = in(ctx, 0).rank();
+  std::vector<std::int64_t> dflt;
+  for (int i = r - 1; i >= 0; --i) dflt.push_back(i);
+  std::vector<std::int64_t> p = ctx.attr_ints("perm", dflt);
+  if (static_cast<int>(p.size()) != r)
+    fail(ctx, "perm has " + std::to_string(p.size()) + " entries for a tensor of rank " + std::to_string(r));
+  return norm_axes(ctx, p, r, "perm");
+}
+
+std::vector<TensorType> infer_transpose(const OpContext &ctx) {
+  std::vector<int> p = perm_of(ctx);
+  TensorType out = in(ctx, 0);
+  for (std::size_t j = 0; j < p.size(); ++j) out.shape[j] = in(ctx, 0).shape[p[j]];
+  return {out};
+}
+
+OpDefinition define_transpose(const OpContext &ctx) {
+  std::vector<int> p = perm_of(ctx);
+  std::vector<std::string> idx = index_names(static_cast<int>(p.size())), xs(p.size());
+  for (std::size_t j = 0; j < p.size(); ++j) xs[p[j]] = idx[j];
+  return {call("transposed", idx) + " = " + call("data", xs), {"data"}, {"transposed"}};
+}
+
+// ---- Reshape and Flatten ---------------------------------------------------
+
+std::vector<TensorType> infer_reshape(const OpContext &ctx) {
+  no_runtime_input(ctx, 1, "shape");
+  const TensorType &X = in(ctx, 0);
+  if (!ctx.attr("shape")) fail(ctx, "the target 'shape' is required");
+  std::vector<std::int64_t> s = ctx.attr_ints("shape", {});
+  bool allowzero = ctx.attr_int("allowzero", 0) != 0;
+  SymShape out;
+  int infer_at = -1;
+  Product known;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == -1) {
+      if (infer_at >= 0) fail(ctx, "shape has more than one -1");
+      infer_at = static_cast<int>(i);
+      out.push_back(Dim(1));
+      continue;
+    }
+    if (s[i] == 0 && !allowzero) {
+      if (i >= X.shape.size())
+        fail(ctx, "shape entry " + std::to_string(i) + " is 0 (copy) but the input " + X.str() + " has no such dim");
+      out.push_back(X.shape[i]);
+    } else if (s[i] <= 0) {
+      fail(ctx, "shape entry " + std::to_string(s[i]) + " is invalid (sizes must be positive, 0 or -1)");
+    } else {
+      out.push_back(Dim(s[i]));
+    }
+    known.mul(out.back());
+  }
+  Product total = product_of(X.shape, 0, X.shape.size());
+  std::string target = "[";
+  for (std::size_t i = 0; i < s.size(); ++i) target += (i ? ", " : "") + std::to_string(s[i]);
+  target += "]";
+  if (infer_at >= 0) {
+    Product rest{total.c, {}};
+    std::vector<std::string> syms = total.syms;
+    for (const auto &x : known.syms) {
+      auto it = std::find(syms.begin(), syms.end(), x);
+      if (it == syms.end()) fail(ctx, "cannot reshape " + X.str() + " into " + target + ": symbol '" + x + "' does not divide the input");
+      syms.erase(it);
+    }
+    if (total.c % known.c)
+      fail(ctx, "cannot reshape " + X.str() + " into " + target + ": " + std::to_string(total.c) +
+                    " elements are not a multiple of " + std::to_string(known.c));
+    rest.c = total.c / known.c;
+    rest.syms = syms;
+    out[infer_at] = as_dim(ctx, rest, "the -1 dimension");
+  } else if (known.c != total.c || known.syms != total.syms) {
+    fail(ctx, "cannot reshape " + X.str() + " (" + total.str() + " elements) into " + target + " (" + known.str() +
+                  " elements)");
+  }
+  TensorType t{X.dtype, out};
+  reshape_text(ctx, "data", X.shape, "reshaped", out);  // rejects what cannot be expressed
+  return {t};
+}
+
+OpDefinition define_reshape(const OpContext &ctx) {
+  return {reshape_text(ctx, "data", in(ctx, 0).shape, "reshaped", ctx.outputs[0].shape), in_names(ctx, {"data", "shape"}),
+          {"reshaped"}};
+}
+
+std::vector<TensorType> infer_flatten(const OpContext &ctx) {
+  const TensorType &X = in(ctx, 0);
+  std::int64_t axis = ctx.attr_int("axis", 1);
+  int r = X.rank();
+  if (axis < -r || axis > r) fail(ctx, "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(r));
+  std::size_t a = static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+  TensorType t{X.dtype, {as_dim(ctx, product_of(X.shape, 0, a), "the first dimension"),
+                         as_dim(ctx, product_of(X.shape, a, X.shape.size()), "the second dimension")}};
+  reshape_text(ctx, "input", X.shape, "output", t.shape);
+  return {t};
+}
+
+OpDefinition define_flatten(const OpContext &ctx) {
+  return {reshape_text(ctx, "input", in(ctx, 0).shape, "output", ctx.outputs[0].shape), {"input"}, {"output"}};
+}
+
+// ---- Squeeze and Unsqueeze -------------------------------------------------
+
+std::vector<bool> squeezed_axes(const OpContext &ctx) {
+  no_runtime_input(ctx, 1, "axes");
+  const TensorType &X = in(ctx, 0);
+  std::vector<bool> sq(X.shape.size(), false);
+  if (!ctx.attr("axes")) {
+    for (std::size_t i = 0; i < sq.size(); ++i) sq[i] = X.shape[i] == Dim(1);
+    return sq;
+  }
+  for (int a : norm_axes(ctx, ctx.attr_ints("axes", {}), X.rank(), "axes")) {
+    if (X.shape[a] != Dim(1)) fail(ctx, "axis " + std::to_string(a) + " has size " + X.shape[a].str() + ", not 1");
+    sq[a] = true;
+  }
+  return sq;
+}
+
+std::vector<TensorType> infer_squeeze(const OpContext &ctx) {
+  std::vector<bool> sq = squeezed_axes(ctx);
+  TensorType t{in(ctx, 0).dtype, {}};
+  for (std::size_t i = 0; i < sq.size(); ++i)
+    if (!sq[i]) t.shape.push_back(in(ctx, 0).shape[i]);
+  return {t};
+}
+
+OpDefinition define_squeeze(const OpContext &ctx) {
+  std::vector<bool> sq = squeezed_axes(ctx);
+  std::vector<std::string> y, xs;
+  for (std::size_t i = 0; i < sq.size(); ++i) {
+    if (sq[i]) {
+      xs.push_back("0");
+    } else {
+      y.push_back("i" + std::to_string(y.size()));
+      xs.push_back(y.back());
+    }
+  }
+  return {call("squeezed", y) + " = " + call("data", xs), in_names(ctx, {"data", "axes"}), {"squeezed"}};
+}
+
+std::vector<bool> inserted_axes(const OpContext &ctx) {
+  no_runtime_input(ctx, 1, "axes");
+  if (!ctx.attr("axes")) fail(ctx, "'axes' is required");
+  std::vector<std::int64_t> axes = ctx.attr_ints("axes", {});
+  int r = in(ctx, 0).rank() + static_cast<int>(axes.size());
+  std::vector<bool> ins(r, false);
+  for (int a : norm_axes(ctx, axes, r, "axes")) ins[a] = true;
+  return ins;
+}
+
+std::vector<TensorType> infer_unsqueeze(const OpContext &ctx) {
+  std::vector<bool> ins = inserted_axes(ctx);
+  const TensorType &X = in(ctx, 0);
+  TensorType t{X.dtype, {}};
+  std::size_t k = 0;
+  for (bool b : ins) t.shape.push_back(b ? Dim(1) : X.shape[k++]);
+  return {t};
+}
+
+OpDefinition define_unsqueeze(const OpContext &ctx) {
+  std::vector<bool> ins = inserted_axes(ctx);
+  std::vector<std::string> y, xs;
+  for (bool b : ins) {
+    if (b) {
+      y.push_back("0");
+    } else {
+      xs.push_back("i" + std::to_string(xs.size()));
+      y.push_back(xs.back());
+    }
+  }
+  return {call("expanded", y) + " = " + call("data", xs), in_names(ctx, {"data", "axes"}), {"expanded"}};
+}
+
+// ---- Expand ------------------------------------------------------------------
+
+std::vector<TensorType> infer_expand(const OpContext &ctx) {
+  no_runtime_input(ctx, 1, "shape");
+  if (!ctx.attr("shape")) fail(ctx, "the target 'shape' is required");
+  SymShape target;
+  for (std::int64_t d : ctx.attr_ints("shape", {})) {
+    if (d < 1) fail(ctx, "shape entries must be positive, got " + std::to_string(d));
+    target.push_back(Dim(d));
+  }
+  return {TensorType{in(ctx, 0).dtype, broadcast_shapes(ctx, {in(ctx, 0).shape, target})}};
+}
+
+OpDefinition define_expand(const OpContext &ctx) {
+  const SymShape &out = ctx.outputs[0].shape;
+  std::vector<std::string> idx = index_names(static_cast<int>(out.size()));
+  return {call("output", idx) + " = " + call("input", broadcast_subs(in(ctx, 0).shape, out, idx)),
+          in_names(ctx, {"input", "shape"}), {"output"}};
+}
+
+std::int64_t no_flops(const OpContext &) { return 0; }
+
+}  // namespace
+
+std::vector<OpInfo> movement_ops() {
+  return {
+      OpInfo{"Transpose", PatternKind::Injective, 1, 1, 1, 1, {{"perm", AttrKind::Ints}}, {}, infer_transpose, no_flops,
+             define_transpose},
+      OpInfo{"Reshape", PatternKind::Injective, 1, 2, 1, 1, {{"shape", AttrKind::Ints}, {"allowzero", AttrKind::Int}},
+             {{1, "shape"}}, infer_reshape, no_flops, define_reshape},
+      OpInfo{"Flatten", PatternKind::Injective, 1, 1, 1, 1, {{"axis", AttrKind::Int}}, {}, infer_flatten, no_flops,
+             define_flatten},
+      OpInfo{"Squeeze", PatternKind::Injective, 1, 2, 1, 1, {{"axes", AttrKind::Ints}}, {{1, "axes"}}, infer_squeeze,
+             no_flops, define_squeeze},
+      OpInfo{"Unsqueeze", PatternKind::Injective, 1, 2, 1, 1, {{"axes", AttrKind::Ints}}, {{1, "axes"}}, infer_unsqueeze,
+             no_flops, define_unsqueeze},
+      OpInfo{"Expand", PatternKind::Injective, 1, 2, 1, 1, {{"shape", AttrKind::Ints}}, {{1, "shape"}}, infer_expand,
+             no_flops, define_expand},
+  };
+}
+
+}  // namespace atl::ops

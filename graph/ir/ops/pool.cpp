@@ -1,0 +1,146 @@
+// Registry entries of the pools: MaxPool, AveragePool (ceil_mode, dilations,
+// count_include_pad), GlobalAveragePool and GlobalMaxPool.
+#include "graph/ir/ops/ops_util.h"
+
+namespace atl::ops {
+namespace {
+
+std::vector<AttrSpec> pool_attrs(bool max) {
+  std::vector<AttrSpec> a = {{"auto_pad", AttrKind::String}, {"ceil_mode", AttrKind::Int},
+                             {"dilations", AttrKind::Ints},  {"kernel_shape", AttrKind::Ints},
+                             {"pads", AttrKind::Ints},       {"strides", AttrKind::Ints}};
+  a.push_back(max ? AttrSpec{"storage_order", AttrKind::Int} : AttrSpec{"count_include_pad", AttrKind::Int});
+  return a;
+}
+
+const TensorType &pooled_input(const OpContext &ctx) {
+  const TensorType &X = in(ctx, 0);
+  if (ctx.node.op == "MaxPool" || ctx.node.op == "GlobalMaxPool") require_numeric(ctx, X, "X");
+  else require_float(ctx, X, "X");
+  if (X.rank() < 3) fail(ctx, "X must be N x C x D1 [x D2 ...], got " + X.str());
+  if (has_output(ctx, 1))
+    fail(ctx, "the optional Indices output is not supported; request only Y");
+  if (ctx.node.outputs.size() > 1) fail(ctx, "has only the output Y here");
+  return X;
+}
+
+Window pool_window(const OpContext &ctx) {
+  const TensorType &X = pooled_input(ctx);
+  std::vector<std::int64_t> kernel = kernel_shape(ctx, X.shape.size() - 2, {});
+  if (ctx.node.op == "MaxPool" && ctx.attr_int("storage_order", 0) != 0 && ctx.attr_int("storage_order", 0) != 1)
+    fail(ctx, "storage_order must be 0 or 1");
+  return resolve_window(ctx, X, kernel, true);
+}
+
+std::vector<TensorType> infer_pool(const OpContext &ctx) {
+  Window w = pool_window(ctx);
+  const TensorType &X = in(ctx, 0);
+  TensorType out{X.dtype, {X.shape[0], X.shape[1]}};
+  for (std::int64_t o : w.out) out.shape.push_back(o);
+  return {out};
+}
+
+std::int64_t kernel_size(const Window &w) {
+  std::int64_t k = 1;
+  for (std::int64_t x : w.kernel) k *= x;
+  return k;
+}
+
+std::int64_t flops_pool(const OpContext &ctx) {
+  Window w = pool_window(ctx);
+  std::int64_t outs = elements(ctx.outputs[0].shape);
+  return outs * kernel_size(w) + (ctx.node.op == "AveragePool" ? outs : 0);
+}
+
+const std::vector<std::string> &spatial_names(std::size_t k) {
+  static const std::vector<std::vector<std::string>> names = {{}, {"w"}, {"h", "w"}, {"d", "h", "w"}};
+  return names[k];
+}
+
+OpDefinition define_pool(const OpContext &ctx) {
+  Window w = pool_window(ctx);
+  bool avg = ctx.node.op == "AveragePool";
+  const auto &sp = spatial_names(w.kernel.size());
+  std::vector<std::string> y = {"n", "c"}, xs = {"n", "c"}, pos;
+  std::vector<std::pair<std::string, std::int64_t>> kr;
+  for (std::size_t i = 0; i < sp.size(); ++i) {
+    y.push_back(sp[i]);
+    pos.push_back(Affine().add(sp[i], w.strides[i]).add("k" + sp[i], w.dilations[i]).plus(-w.pad_begin[i]).str());
+    xs.push_back(pos.back());
+    kr.push_back({"k" + sp[i], w.kernel[i]});
+  }
+  std::string x = call("X", xs);
+  if (w.reads_outside()) x = "guard(" + x + ", " + (avg ? "0" : "-inf") + ")";
+  std::string Y = call("Y", y);
+  std::string text = Y + (avg ? " +=! " : " max=! ") + x + " where " + where_clause(kr);
+  if (avg) {
+    // Which window positions count: the input, or the input with its pads.
+    bool include_pad = ctx.attr_int("count_include_pad", 0) != 0;
+    std::string conds;
+    std::vector<std::pair<std::string, std::int64_t>> ranges;
+    for (std::size_t i = 0; i < sp.size(); ++i) {
+      std::int64_t lo = include_pad ? -w.pad_begin[i] : 0, hi = w.in[i] + (include_pad ? w.pad_end[i] : 0);
+      std::int64_t first = -w.pad_begin[i];
+      std::int64_t last = (w.out[i] - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] - w.pad_begin[i];
+      ranges.push_back({sp[i], w.out[i]});
+      if (first >= lo && last < hi) continue;
+      conds += std::string(conds.empty() ? "" : " && ") + pos[i] + " >= " + std::to_string(lo) + " && " + pos[i] +
+               " < " + std::to_string(hi);
+    }
+    if (conds.empty()) {
+      text += "\n" + Y + " = " + Y + " / " + std::to_string(kernel_size(w));
+    } else {
+      ranges.insert(ranges.end(), kr.begin(), kr.end());
+      std::vector<std::string> sidx(y.begin() + 2, y.end());
+      text += "\n" + call("cnt", sidx) + " +=! " + conds + " ? 1 : 0 where " + where_clause(ranges);
+      text += "\n" + Y + " = " + Y + " / " + call("cnt", sidx);
+    }
+  }
+  return {text, {"X"}, {"Y"}};
+}
+
+// ---- global pools ----------------------------------------------------------
+
+std::vector<TensorType> infer_global(const OpContext &ctx) {
+  const TensorType &X = pooled_input(ctx);
+  TensorType out = X;
+  for (int i = 2; i < X.rank(); ++i) out.shape[i] = Dim(1);
+  return {out};
+}
+
+std::int64_t flops_global(const OpContext &ctx) {
+  std::int64_t f = elements(in(ctx, 0).shape);
+  return ctx.node.op == "GlobalAveragePool" ? f + elements(ctx.outputs[0].shape) : f;
+}
+
+OpDefinition define_global(const OpContext &ctx) {
+  const TensorType &X = pooled_input(ctx);
+  bool avg = ctx.node.op == "GlobalAveragePool";
+  std::vector<std::string> y = {"n", "c"}, xs = {"n", "c"};
+  std::int64_t count = 1;
+  std::string symbolic;
+  for (int i = 2; i < X.rank(); ++i) {
+    y.push_back("0");
+    xs.push_back(spatial_names(X.shape.size() - 2)[i - 2]);
+    if (X.shape[i].is_symbolic()) symbolic += " * " + X.shape[i].symbol;
+    else count *= X.shape[i].value;
+  }
+  std::string Y = call("Y", y);
+  std::string text = Y + (avg ? " +=! " : " max=! ") + call("X", xs);
+  if (avg) text += "\n" + Y + " = " + Y + " / " + (symbolic.empty() ? std::to_string(count) : "(" + std::to_string(count) + symbolic + ")");
+  return {text, {"X"}, {"Y"}};
+}
+
+}  // namespace
+
+std::vector<OpInfo> pool_ops() {
+  return {
+      OpInfo{"MaxPool", PatternKind::Reduction, 1, 1, 1, 2, pool_attrs(true), {}, infer_pool, flops_pool, define_pool},
+      OpInfo{"AveragePool", PatternKind::Reduction, 1, 1, 1, 1, pool_attrs(false), {}, infer_pool, flops_pool,
+             define_pool},
+      OpInfo{"GlobalAveragePool", PatternKind::Reduction, 1, 1, 1, 1, {}, {}, infer_global, flops_global, define_global},
+      OpInfo{"GlobalMaxPool", PatternKind::Reduction, 1, 1, 1, 1, {}, {}, infer_global, flops_global, define_global},
+  };
+}
+
+}  // namespace atl::ops

@@ -1,0 +1,86 @@
+// Registry entries of the reductions ReduceSum, ReduceMean, ReduceMax,
+// ReduceMin and ReduceProd (axes, keepdims, noop_with_empty_axes).
+#include "graph/ir/ops/ops_util.h"
+
+namespace atl::ops {
+namespace {
+
+struct ReducePlan {
+  std::vector<bool> reduced;  ///< per input axis
+  bool noop = false;
+  bool keepdims = true;
+};
+
+ReducePlan reduce_plan(const OpContext &ctx) {
+  if (has_input(ctx, 1)) fail(ctx, "'axes' must be a constant: give it as inline data or as the attribute");
+  const TensorType &X = in(ctx, 0);
+  require_numeric(ctx, X, "data");
+  ReducePlan p;
+  p.keepdims = ctx.attr_int("keepdims", 1) != 0;
+  std::vector<int> axes = norm_axes(ctx, ctx.attr_ints("axes", {}), X.rank(), "axes");
+  p.reduced.assign(X.shape.size(), axes.empty());
+  if (axes.empty() && ctx.attr_int("noop_with_empty_axes", 0) != 0) {
+    p.noop = true;
+    p.reduced.assign(X.shape.size(), false);
+  }
+  for (int a : axes) p.reduced[a] = true;
+  return p;
+}
+
+std::vector<TensorType> infer_reduce(const OpContext &ctx) {
+  ReducePlan p = reduce_plan(ctx);
+  const TensorType &X = in(ctx, 0);
+  TensorType out{X.dtype, {}};
+  for (std::size_t i = 0; i < X.shape.size(); ++i) {
+    if (!p.reduced[i]) out.shape.push_back(X.shape[i]);
+    else if (p.keepdims) out.shape.push_back(Dim(1));
+  }
+  return {out};
+}
+
+std::int64_t flops_reduce(const OpContext &ctx) {
+  ReducePlan p = reduce_plan(ctx);
+  if (p.noop) return 0;
+  std::int64_t f = elements(in(ctx, 0).shape);
+  return ctx.node.op == "ReduceMean" ? f + elements(ctx.outputs[0].shape) : f;
+}
+
+OpDefinition define_reduce(const OpContext &ctx) {
+  ReducePlan p = reduce_plan(ctx);
+  const TensorType &X = in(ctx, 0);
+  std::vector<std::string> idx = index_names(X.rank()), lhs;
+  std::int64_t count = 1;
+  std::string syms;
+  for (std::size_t i = 0; i < idx.size(); ++i) {
+    if (!p.reduced[i]) {
+      lhs.push_back(idx[i]);
+      continue;
+    }
+    if (p.keepdims) lhs.push_back("0");
+    if (X.shape[i].is_symbolic()) syms += " * " + X.shape[i].symbol;
+    else count *= X.shape[i].value;
+  }
+  std::string y = call("reduced", lhs), x = call("data", idx);
+  if (p.noop) return {y + " = " + x, {"data", ""}, {"reduced"}};
+  const std::string &op = ctx.node.op;
+  std::string assign = op == "ReduceMax" ? " max=! " : op == "ReduceMin" ? " min=! " : op == "ReduceProd" ? " *=! " : " +=! ";
+  std::string text = y + assign + x;
+  if (op == "ReduceMean")
+    text += "\n" + y + " = " + y + " / " + (syms.empty() ? std::to_string(count) : "(" + std::to_string(count) + syms + ")");
+  return {text, in_names(ctx, {"data", "axes"}), {"reduced"}};
+}
+
+OpInfo reduce_op(const char *name) {
+  return OpInfo{name, PatternKind::Reduction, 1, 2, 1, 1,
+                {{"axes", AttrKind::Ints}, {"keepdims", AttrKind::Int}, {"noop_with_empty_axes", AttrKind::Int}},
+                {{1, "axes"}}, infer_reduce, flops_reduce, define_reduce};
+}
+
+}  // namespace
+
+std::vector<OpInfo> reduce_ops() {
+  return {reduce_op("ReduceSum"), reduce_op("ReduceMean"), reduce_op("ReduceMax"), reduce_op("ReduceMin"),
+          reduce_op("ReduceProd")};
+}
+
+}  // namespace atl::ops
