@@ -1,0 +1,372 @@
+// Reference data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze,
+// Concat, Split, Slice, Pad, Expand and Gather.
+#include "src/reference/reference_internal.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace atl::reference::detail {
+
+namespace {
+
+/// out[i] = X[offset_of(output multi-index)] for every element of `out`.
+template <class OffsetOf>
+void gather_into(Tensor &out, const Tensor &X, OffsetOf offset_of) {
+  std::vector<std::int64_t> index(out.shape.size(), 0);
+  for (std::int64_t i = 0; i < out.numel(); ++i) {
+    out.set(i, X.get(offset_of(index)));
+    next_index(index, out.shape);
+  }
+}
+
+/// The same data under a new shape (Reshape, Flatten, Squeeze, Unsqueeze).
+std::vector<Tensor> reshaped(const OpArgs &a, const Tensor &X, const Shape &shape) {
+  Tensor out = a.make_output(0, shape);
+  ATOLL_ASSERT(out.numel() == X.numel(), a.op() + ": element count changes");
+  for (std::int64_t i = 0; i < X.numel(); ++i) out.set(i, X.get(i));
+  return {std::move(out)};
+}
+
+/// Normalizes a list of axes for `rank`, rejecting duplicates.
+std::vector<int> normalize_axes(const OpArgs &a, const std::vector<std::int64_t> &axes, int rank) {
+  std::vector<int> out;
+  for (std::int64_t ax : axes) {
+    int d = normalize_axis(a, ax, rank);
+    if (std::find(out.begin(), out.end(), d) != out.end())
+      a.fail("axis " + std::to_string(ax) + " appears twice in 'axes' " + ints_to_string(axes));
+    out.push_back(d);
+  }
+  return out;
+}
+
+std::vector<Tensor> op_transpose(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  int rank = X.rank();
+  std::vector<std::int64_t> perm = a.attr_ints("perm", {});
+  if (!a.has_attr("perm"))
+    for (int d = rank - 1; d >= 0; --d) perm.push_back(d);
+  std::vector<bool> seen(static_cast<std::size_t>(rank), false);
+  if (static_cast<int>(perm.size()) != rank) a.fail("perm " + ints_to_string(perm) + " does not match rank " + std::to_string(rank));
+  for (std::int64_t p : perm) {
+    if (p < 0 || p >= rank || seen[p]) a.fail("perm " + ints_to_string(perm) + " is not a permutation");
+    seen[p] = true;
+  }
+  Shape shape;
+  for (std::int64_t p : perm) shape.push_back(X.shape[p]);
+  Tensor out = a.make_output(0, shape);
+  std::vector<std::int64_t> in_strides = shape_strides(X.shape);
+  gather_into(out, X, [&](const std::vector<std::int64_t> &idx) {
+    std::int64_t off = 0;
+    for (int d = 0; d < rank; ++d) off += idx[d] * in_strides[perm[d]];
+    return off;
+  });
+  return {std::move(out)};
+}
+
+std::vector<Tensor> op_reshape(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  auto spec = a.const_ints("shape", 1);
+  if (!spec) a.fail("'shape' is required");
+  bool allowzero = a.attr_int("allowzero", 0) != 0;
+  Shape shape;
+  int infer = -1;
+  std::int64_t known = 1;
+  for (std::size_t i = 0; i < spec->size(); ++i) {
+    std::int64_t s = (*spec)[i];
+    if (s == 0 && !allowzero) {
+      if (i >= X.shape.size()) a.fail("shape " + ints_to_string(*spec) + " copies dim " + std::to_string(i) + " that the input lacks");
+      s = X.shape[i];
+    } else if (s == -1) {
+      if (infer >= 0) a.fail("shape " + ints_to_string(*spec) + " has more than one -1");
+      infer = static_cast<int>(i);
+      shape.push_back(1);
+      continue;
+    } else if (s < 0) {
+      a.fail("shape " + ints_to_string(*spec) + " has an invalid entry " + std::to_string(s));
+    }
+    known *= s;
+    shape.push_back(s);
+  }
+  if (infer >= 0) {
+    if (known == 0 || X.numel() % known != 0)
+      a.fail("cannot infer -1 in shape " + ints_to_string(*spec) + " for " + std::to_string(X.numel()) + " elements");
+    shape[infer] = X.numel() / known;
+  }
+  if (shape_numel(shape) != X.numel())
+    a.fail("cannot reshape " + shape_to_string(X.shape) + " into " + shape_to_string(shape));
+  return reshaped(a, X, shape);
+}
+
+std::vector<Tensor> op_flatten(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  std::int64_t axis = a.attr_int("axis", 1);
+  if (axis < -X.rank() || axis > X.rank())
+    a.fail("axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(X.rank()));
+  int ax = static_cast<int>(axis < 0 ? axis + X.rank() : axis);
+  return reshaped(a, X, {dims_product(X.shape, 0, ax), dims_product(X.shape, ax, X.rank())});
+}
+
+std::vector<Tensor> op_squeeze(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  std::vector<bool> drop(X.shape.size(), false);
+  if (auto axes = a.const_ints("axes", 1)) {
+    for (int d : normalize_axes(a, *axes, X.rank())) {
+      if (X.shape[d] != 1) a.fail("cannot squeeze axis " + std::to_string(d) + " of size " + std::to_string(X.shape[d]));
+      drop[d] = true;
+    }
+  } else {
+    for (std::size_t d = 0; d < X.shape.size(); ++d) drop[d] = X.shape[d] == 1;
+  }
+  Shape shape;
+  for (std::size_t d = 0; d < X.shape.size(); ++d)
+    if (!drop[d]) shape.push_back(X.shape[d]);
+  return reshaped(a, X, shape);
+}
+
+std::vector<Tensor> op_unsqueeze(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  auto axes = a.const_ints("axes", 1);
+  if (!axes) a.fail("'axes' is required");
+  int rank = X.rank() + static_cast<int>(axes->size());
+  std::vector<bool> added(static_cast<std::size_t>(rank), false);
+  for (int d : normalize_axes(a, *axes, rank)) added[d] = true;
+  Shape shape;
+  std::size_t next = 0;
+  for (int d = 0; d < rank; ++d) shape.push_back(added[d] ? 1 : X.shape[next++]);
+  return reshaped(a, X, shape);
+}
+
+std::vector<Tensor> op_concat(const OpArgs &a) {
+  if (a.num_inputs() == 0) a.fail("needs at least one input");
+  if (!a.has_attr("axis")) a.fail("attribute 'axis' is required");
+  const Tensor &first = a.input(0);
+  if (first.rank() == 0) a.fail("inputs must have rank 1 or more");
+  int axis = normalize_axis(a, a.attr_int("axis", 0), first.rank());
+  Shape shape = first.shape;
+  shape[axis] = 0;
+  for (std::size_t k = 0; k < a.num_inputs(); ++k) {
+    const Tensor &t = a.input(k);
+    Shape s = t.shape;
+    if (t.rank() == first.rank()) s[axis] = first.shape[axis];
+    if (s != first.shape)
+      a.fail("input " + std::to_string(k) + " of shape " + shape_to_string(t.shape) + " does not match " +
+             shape_to_string(first.shape) + " outside axis " + std::to_string(axis));
+    shape[axis] += t.shape[axis];
+  }
+  Tensor out = a.make_output(0, shape);
+  std::int64_t outer = dims_product(shape, 0, axis), inner = dims_product(shape, axis + 1, static_cast<int>(shape.size()));
+  std::int64_t row = shape[axis] * inner, at = 0;  // `at`: where input k's block starts in an output row
+  for (std::size_t k = 0; k < a.num_inputs(); ++k) {
+    const Tensor &t = a.input(k);
+    std::int64_t block = t.shape[axis] * inner;
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t e = 0; e < block; ++e) out.set(o * row + at + e, t.get(o * block + e));
+    at += block;
+  }
+  return {std::move(out)};
+}
+
+std::vector<Tensor> op_split(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  if (X.rank() == 0) a.fail("input must have rank 1 or more");
+  int axis = normalize_axis(a, a.attr_int("axis", 0), X.rank());
+  std::int64_t dim = X.shape[axis], n = static_cast<std::int64_t>(a.num_outputs());
+  std::vector<std::int64_t> sizes;
+  if (auto split = a.const_ints("split", 1)) {
+    if (a.has_attr("num_outputs")) a.fail("'split' and 'num_outputs' cannot both be given");
+    sizes = *split;
+    std::int64_t total = 0;
+    for (std::int64_t s : sizes) {
+      if (s < 0) a.fail("'split' " + ints_to_string(sizes) + " has a negative size");
+      total += s;
+    }
+    if (total != dim)
+      a.fail("'split' " + ints_to_string(sizes) + " does not sum to the axis size " + std::to_string(dim));
+  } else {
+    if (a.has_attr("num_outputs") && a.attr_int("num_outputs", 0) != n)
+      a.fail("num_outputs " + std::to_string(a.attr_int("num_outputs", 0)) + " differs from the " + std::to_string(n) +
+             " outputs");
+    if (n < 1) a.fail("needs at least one output");
+    // ONNX 18: equal chunks of ceil(dim / n); the last one is smaller.
+    std::int64_t chunk = (dim + n - 1) / n, last = dim - chunk * (n - 1);
+    if (last <= 0) a.fail("cannot split an axis of size " + std::to_string(dim) + " into " + std::to_string(n) + " parts");
+    sizes.assign(static_cast<std::size_t>(n - 1), chunk);
+    sizes.push_back(last);
+  }
+  if (static_cast<std::int64_t>(sizes.size()) != n)
+    a.fail("'split' " + ints_to_string(sizes) + " has " + std::to_string(sizes.size()) + " parts for " + std::to_string(n) +
+           " outputs");
+  std::int64_t outer = dims_product(X.shape, 0, axis), inner = dims_product(X.shape, axis + 1, X.rank());
+  std::vector<Tensor> result;
+  std::int64_t at = 0;
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    Shape shape = X.shape;
+    shape[axis] = sizes[k];
+    Tensor out = a.make_output(k, shape);
+    std::int64_t block = sizes[k] * inner;
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t e = 0; e < block; ++e) out.set(o * block + e, X.get(o * dim * inner + at + e));
+    at += block;
+    result.push_back(std::move(out));
+  }
+  return result;
+}
+
+std::vector<Tensor> op_slice(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  int rank = X.rank();
+  auto starts = a.const_ints("starts", 1), ends = a.const_ints("ends", 2);
+  if (!starts || !ends) a.fail("'starts' and 'ends' are required");
+  std::size_t n = starts->size();
+  std::vector<std::int64_t> axes_in(n), steps(n, 1);
+  for (std::size_t i = 0; i < n; ++i) axes_in[i] = static_cast<std::int64_t>(i);
+  if (auto v = a.const_ints("axes", 3)) axes_in = *v;
+  if (auto v = a.const_ints("steps", 4)) steps = *v;
+  if (ends->size() != n || axes_in.size() != n || steps.size() != n)
+    a.fail("'starts', 'ends', 'axes' and 'steps' must have the same length");
+  std::vector<int> axes = normalize_axes(a, axes_in, rank);
+  std::vector<std::int64_t> first(static_cast<std::size_t>(rank), 0), step(static_cast<std::size_t>(rank), 1);
+  Shape shape = X.shape;
+  for (std::size_t i = 0; i < n; ++i) {
+    int d = axes[i];
+    std::int64_t dim = X.shape[d], s = (*starts)[i], e = (*ends)[i], st = steps[i];
+    if (st == 0) a.fail("'steps' must be non-zero");
+    if (s < 0) s += dim;
+    if (e < 0) e += dim;
+    std::int64_t len;
+    if (st > 0) {
+      s = std::clamp<std::int64_t>(s, 0, dim);
+      e = std::clamp<std::int64_t>(e, 0, dim);
+      len = e > s ? (e - s + st - 1) / st : 0;
+    } else {
+      s = std::clamp<std::int64_t>(s, 0, dim - 1);
+      e = std::clamp<std::int64_t>(e, -1, dim - 1);
+      len = s > e ? (s - e + (-st) - 1) / (-st) : 0;
+    }
+    first[d] = s;
+    step[d] = st;
+    shape[d] = len;
+  }
+  Tensor out = a.make_output(0, shape);
+  std::vector<std::int64_t> strides = shape_strides(X.shape);
+  gather_into(out, X, [&](const std::vector<std::int64_t> &idx) {
+    std::int64_t off = 0;
+    for (int d = 0; d < rank; ++d) off += (first[d] + idx[d] * step[d]) * strides[d];
+    return off;
+  });
+  return {std::move(out)};
+}
+
+std::vector<Tensor> op_pad(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  int rank = X.rank();
+  auto pads = a.const_ints("pads", 1);
+  if (!pads) a.fail("'pads' is required");
+  double value = a.const_float("constant_value", 2).value_or(0.0);
+  std::string mode = a.attr_string("mode", "constant");
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+    a.fail("mode must be constant, reflect, edge or wrap, got \"" + mode + "\"");
+  std::vector<std::int64_t> axes_in;
+  for (int d = 0; d < rank; ++d) axes_in.push_back(d);
+  if (auto v = a.const_ints("axes", 3)) axes_in = *v;
+  std::vector<int> axes = normalize_axes(a, axes_in, rank);
+  if (pads->size() != 2 * axes.size())
+    a.fail("'pads' " + ints_to_string(*pads) + " must have 2 values per padded axis (" + std::to_string(axes.size()) + " axes)");
+  std::vector<std::int64_t> before(static_cast<std::size_t>(rank), 0), after(static_cast<std::size_t>(rank), 0);
+  for (std::size_t i = 0; i < axes.size(); ++i) {
+    before[axes[i]] = (*pads)[i];
+    after[axes[i]] = (*pads)[axes.size() + i];
+  }
+  // Negative pads crop first; the positive pads then extend the cropped
+  // source (whose elements also feed reflect, edge and wrap).
+  std::vector<std::int64_t> crop(static_cast<std::size_t>(rank)), src(static_cast<std::size_t>(rank));
+  Shape shape(static_cast<std::size_t>(rank));
+  for (int d = 0; d < rank; ++d) {
+    crop[d] = std::max<std::int64_t>(0, -before[d]);
+    src[d] = X.shape[d] - crop[d] - std::max<std::int64_t>(0, -after[d]);
+    shape[d] = X.shape[d] + before[d] + after[d];
+    if (shape[d] < 0) a.fail("pads " + ints_to_string(*pads) + " crop more than axis " + std::to_string(d) + " holds");
+    if (src[d] <= 0 && shape[d] > 0 && mode != "constant")
+      a.fail("mode " + mode + " needs at least one source element on axis " + std::to_string(d));
+  }
+  Tensor out = a.make_output(0, shape);
+  std::vector<std::int64_t> strides = shape_strides(X.shape), index(static_cast<std::size_t>(rank), 0);
+  for (std::int64_t i = 0; i < out.numel(); ++i) {
+    std::int64_t off = 0;
+    bool constant = false;
+    for (int d = 0; d < rank && !constant; ++d) {
+      std::int64_t j = index[d] - std::max<std::int64_t>(0, before[d]), n = src[d];
+      if (j < 0 || j >= n) {
+        if (mode == "constant") {
+          constant = true;
+        } else if (mode == "edge") {
+          j = std::clamp<std::int64_t>(j, 0, n - 1);
+        } else if (mode == "wrap") {
+          j = ((j % n) + n) % n;
+        } else {  // reflect: period 2(n-1), the edge element is not repeated
+          std::int64_t period = 2 * (n - 1);
+          j = period == 0 ? 0 : ((j % period) + period) % period;
+          if (j >= n) j = period - j;
+        }
+      }
+      off += (j + crop[d]) * strides[d];
+    }
+    out.set(i, constant ? value : X.get(off));
+    next_index(index, shape);
+  }
+  return {std::move(out)};
+}
+
+std::vector<Tensor> op_expand(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  auto spec = a.const_ints("shape", 1);
+  if (!spec) a.fail("'shape' is required");
+  for (std::int64_t s : *spec)
+    if (s < 1) a.fail("shape " + ints_to_string(*spec) + " must have positive entries");
+  Shape shape = broadcast_shapes(a, {X.shape, *spec});
+  Tensor out = a.make_output(0, shape);
+  std::vector<std::int64_t> strides = broadcast_strides(X.shape, shape);
+  gather_into(out, X, [&](const std::vector<std::int64_t> &idx) {
+    std::int64_t off = 0;
+    for (std::size_t d = 0; d < idx.size(); ++d) off += idx[d] * strides[d];
+    return off;
+  });
+  return {std::move(out)};
+}
+
+std::vector<Tensor> op_gather(const OpArgs &a) {
+  const Tensor &X = a.input(0), &indices = a.input(1);
+  if (X.rank() == 0) a.fail("data must have rank 1 or more");
+  int axis = normalize_axis(a, a.attr_int("axis", 0), X.rank());
+  Shape shape(X.shape.begin(), X.shape.begin() + axis);
+  shape.insert(shape.end(), indices.shape.begin(), indices.shape.end());
+  shape.insert(shape.end(), X.shape.begin() + axis + 1, X.shape.end());
+  Tensor out = a.make_output(0, shape);
+  std::int64_t dim = X.shape[axis], outer = dims_product(X.shape, 0, axis);
+  std::int64_t inner = dims_product(X.shape, axis + 1, X.rank()), count = indices.numel();
+  for (std::int64_t k = 0; k < count; ++k) {
+    double raw = indices.get(k);
+    if (!(raw >= static_cast<double>(-dim) && raw < static_cast<double>(dim)) || raw != std::trunc(raw))
+      a.fail("index " + (raw == std::trunc(raw) && std::fabs(raw) < 9e18 ? std::to_string(static_cast<std::int64_t>(raw))
+                                                                          : std::to_string(raw)) +
+             " is out of range for axis " + std::to_string(axis) + " of size " + std::to_string(dim));
+    std::int64_t idx = static_cast<std::int64_t>(raw);
+    if (idx < 0) idx += dim;
+    for (std::int64_t o = 0; o < outer; ++o)
+      for (std::int64_t e = 0; e < inner; ++e)
+        out.set((o * count + k) * inner + e, X.get((o * dim + idx) * inner + e));
+  }
+  return {std::move(out)};
+}
+
+}  // namespace
+
+const OpTable &movement_ops() {
+  static const OpTable table = {{"Transpose", op_transpose}, {"Reshape", op_reshape}, {"Flatten", op_flatten},
+                                {"Squeeze", op_squeeze},     {"Unsqueeze", op_unsqueeze}, {"Concat", op_concat},
+                                {"Split", op_split},         {"Slice", op_slice},     {"Pad", op_pad},
+                                {"Expand", op_expand},       {"Gather", op_gather}};
+  return table;
+}
+
+}  // namespace atl::reference::detail

@@ -1,0 +1,150 @@
+// Reference data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze,
+// Concat, Split, Slice, Pad, Expand and Gather, worked by hand.
+#include "tests/unit/src/reference/reference_test_util.h"
+
+#include <limits>
+
+using namespace atl;
+using namespace atl::reference::test;
+using nlohmann::json;
+
+TEST_SUITE("src") {
+TEST_CASE("reference Transpose default and explicit perm") {
+  Tensor x = iota({2, 3}, 1);
+  check_f32(run1("Transpose", {}, {&x}, f32t({3, 2})), {3, 2}, {1, 4, 2, 5, 3, 6});
+  // out[i][j][k] = X[k][i][j] with X[a][b][c] = 4a + 2b + c.
+  Tensor y = iota({2, 2, 2});
+  check_f32(run1("Transpose", {{"perm", {1, 2, 0}}}, {&y}, f32t({2, 2, 2})), {2, 2, 2}, {0, 4, 1, 5, 2, 6, 3, 7});
+  CHECK_THROWS_WITH_AS(run1("Transpose", {{"perm", {0, 0}}}, {&x}, f32t({2, 2})), doctest::Contains("not a permutation"),
+                       UserError);
+}
+
+TEST_CASE("reference Reshape with 0, -1 and allowzero") {
+  Tensor x = iota({2, 3, 4});
+  Tensor r = run1("Reshape", {{"shape", {0, -1}}}, {&x, nullptr}, f32t({2, 12}));
+  CHECK(r.shape == Shape{2, 12});
+  CHECK(r.data == x.data);
+  check_f32(run1("Reshape", {{"shape", {-1}}}, {&x}, f32t({24})), {24}, x.data);
+  Tensor s = iota({2, 3});
+  CHECK_THROWS_WITH_AS(run1("Reshape", {{"shape", {0, 6}}, {"allowzero", 1}}, {&s}, f32t({0, 6})),
+                       doctest::Contains("cannot reshape"), UserError);
+  CHECK_THROWS_WITH_AS(run1("Reshape", {{"shape", {-1, -1}}}, {&s}, f32t({6})), doctest::Contains("more than one -1"),
+                       UserError);
+}
+
+TEST_CASE("reference Flatten at positive, zero and negative axes") {
+  Tensor x = iota({2, 3, 4});
+  CHECK(run1("Flatten", {{"axis", 2}}, {&x}, f32t({6, 4})).shape == Shape{6, 4});
+  CHECK(run1("Flatten", {{"axis", 0}}, {&x}, f32t({1, 24})).shape == Shape{1, 24});
+  CHECK(run1("Flatten", {{"axis", -1}}, {&x}, f32t({6, 4})).shape == Shape{6, 4});
+  CHECK(run1("Flatten", {}, {&x}, f32t({2, 12})).data == x.data);
+}
+
+TEST_CASE("reference Squeeze and Unsqueeze") {
+  Tensor x = iota({1, 3, 1, 2});
+  CHECK(run1("Squeeze", {}, {&x}, f32t({3, 2})).shape == Shape{3, 2});
+  CHECK(run1("Squeeze", {{"axes", {-2}}}, {&x, nullptr}, f32t({1, 3, 2})).shape == Shape{1, 3, 2});
+  CHECK_THROWS_WITH_AS(run1("Squeeze", {{"axes", {1}}}, {&x}, f32t({1, 1, 2})), doctest::Contains("cannot squeeze"),
+                       UserError);
+  Tensor v = iota({3});
+  Tensor u = run1("Unsqueeze", {{"axes", {0, -1}}}, {&v, nullptr}, f32t({1, 3, 1}));
+  CHECK(u.shape == Shape{1, 3, 1});
+  CHECK(u.data == v.data);
+}
+
+TEST_CASE("reference Concat along a negative axis") {
+  Tensor a = f32({2, 1}, {1, 2}), b = f32({2, 2}, {10, 11, 20, 21});
+  check_f32(run1("Concat", {{"axis", -1}}, {&a, &b}, f32t({2, 3})), {2, 3}, {1, 10, 11, 2, 20, 21});
+  check_f32(run1("Concat", {{"axis", 0}}, {&b, &b}, f32t({4, 2})), {4, 2}, {10, 11, 20, 21, 10, 11, 20, 21});
+  CHECK_THROWS_WITH_AS(run1("Concat", {{"axis", 0}}, {&a, &b}, f32t({4, 2})), doctest::Contains("does not match"),
+                       UserError);
+}
+
+TEST_CASE("reference Split: uneven num_outputs, explicit split, default equal parts") {
+  Tensor x = iota({7});
+  std::vector<Tensor> r = run_op("Split", {{"num_outputs", 3}}, {&x}, {f32t({3}), f32t({3}), f32t({1})});
+  REQUIRE(r.size() == 3);
+  check_f32(r[0], {3}, {0, 1, 2});
+  check_f32(r[1], {3}, {3, 4, 5});
+  check_f32(r[2], {1}, {6});
+  Tensor y = iota({2, 3});
+  r = run_op("Split", {{"axis", 1}, {"split", {1, 2}}}, {&y, nullptr}, {f32t({2, 1}), f32t({2, 2})});
+  check_f32(r[0], {2, 1}, {0, 3});
+  check_f32(r[1], {2, 2}, {1, 2, 4, 5});
+  r = run_op("Split", {{"axis", -1}}, {&y}, {f32t({2, 1}), f32t({2, 1}), f32t({2, 1})});
+  check_f32(r[2], {2, 1}, {2, 5});
+  CHECK_THROWS_WITH_AS(run_op("Split", {{"split", {1, 1}}}, {&x}, {f32t({1}), f32t({1})}),
+                       doctest::Contains("does not sum"), UserError);
+}
+
+TEST_CASE("reference Slice with negative starts, ends and steps") {
+  Tensor x = f32({5}, {1, 2, 3, 4, 5});
+  check_f32(run1("Slice", {{"starts", {-1}}, {"ends", {-6}}, {"steps", {-1}}}, {&x}, f32t({5})), {5}, {5, 4, 3, 2, 1});
+  check_f32(run1("Slice", {{"starts", {4}}, {"ends", {0}}, {"steps", {-2}}}, {&x}, f32t({2})), {2}, {5, 3});
+  check_f32(run1("Slice", {{"starts", {-3}}, {"ends", {-1}}}, {&x, nullptr, nullptr}, f32t({2})), {2}, {3, 4});
+  // Out-of-range starts and ends clamp.
+  check_f32(run1("Slice", {{"starts", {-100}}, {"ends", {100}}, {"steps", {2}}}, {&x}, f32t({3})), {3}, {1, 3, 5});
+  check_f32(run1("Slice", {{"starts", {100}}, {"ends", {-100}}, {"steps", {-3}}}, {&x}, f32t({2})), {2}, {5, 2});
+}
+
+TEST_CASE("reference Slice on chosen axes with an INT64_MAX end") {
+  Tensor x = iota({2, 4});
+  json attrs = {{"starts", {1}}, {"ends", {std::numeric_limits<std::int64_t>::max()}}, {"axes", {-1}}};
+  check_f32(run1("Slice", attrs, {&x}, f32t({2, 3})), {2, 3}, {1, 2, 3, 5, 6, 7});
+  CHECK_THROWS_WITH_AS(run1("Slice", {{"starts", {0}}, {"ends", {1}}, {"steps", {0}}}, {&x}, f32t({1, 4})),
+                       doctest::Contains("non-zero"), UserError);
+}
+
+TEST_CASE("reference Pad constant, reflect, edge and wrap") {
+  Tensor x = f32({3}, {1, 2, 3});
+  check_f32(run1("Pad", {{"pads", {1, 2}}, {"constant_value", 9}}, {&x, nullptr, nullptr}, f32t({6})), {6},
+            {9, 1, 2, 3, 9, 9});
+  check_f32(run1("Pad", {{"pads", {1, 1}}}, {&x}, f32t({5})), {5}, {0, 1, 2, 3, 0});
+  Tensor y = f32({4}, {1, 2, 3, 4});
+  check_f32(run1("Pad", {{"pads", {2, 2}}, {"mode", "reflect"}}, {&y}, f32t({8})), {8}, {3, 2, 1, 2, 3, 4, 3, 2});
+  check_f32(run1("Pad", {{"pads", {2, 1}}, {"mode", "edge"}}, {&x}, f32t({6})), {6}, {1, 1, 1, 2, 3, 3});
+  check_f32(run1("Pad", {{"pads", {2, 1}}, {"mode", "wrap"}}, {&x}, f32t({6})), {6}, {2, 3, 1, 2, 3, 1});
+  CHECK_THROWS_WITH_AS(run1("Pad", {{"pads", {1, 1}}, {"mode", "mirror"}}, {&x}, f32t({5})), doctest::Contains("mode"),
+                       UserError);
+}
+
+TEST_CASE("reference Pad: negative pads crop, axes choose the padded dims") {
+  Tensor x = f32({5}, {1, 2, 3, 4, 5});
+  check_f32(run1("Pad", {{"pads", {-1, 1}}}, {&x}, f32t({5})), {5}, {2, 3, 4, 5, 0});
+  // Edge after cropping repeats the new edge.
+  check_f32(run1("Pad", {{"pads", {1, -2}}, {"mode", "edge"}}, {&x}, f32t({4})), {4}, {1, 1, 2, 3});
+  Tensor m = f32({2, 2}, {1, 2, 3, 4});
+  check_f32(run1("Pad", {{"pads", {1, 0}}, {"axes", {1}}, {"mode", "edge"}}, {&m, nullptr, nullptr, nullptr},
+                 f32t({2, 3})),
+            {2, 3}, {1, 1, 2, 3, 3, 4});
+  check_f32(run1("Pad", {{"pads", {1, 0, 0, 1}}, {"constant_value", -1}}, {&m}, f32t({3, 3})), {3, 3},
+            {-1, -1, -1, 1, 2, -1, 3, 4, -1});
+}
+
+TEST_CASE("reference Expand broadcasts both ways") {
+  Tensor x = f32({3, 1}, {1, 2, 3});
+  Tensor r = run1("Expand", {{"shape", {2, 1, 4}}}, {&x, nullptr}, f32t({2, 3, 4}));
+  check_f32(r, {2, 3, 4}, {1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3});
+  Tensor y = iota({2, 3});
+  check_f32(run1("Expand", {{"shape", {1}}}, {&y}, f32t({2, 3})), {2, 3}, y.data);
+}
+
+TEST_CASE("reference Gather with negative indices, 2-D indices and a scalar index") {
+  Tensor x = f32({3, 2}, {1, 2, 3, 4, 5, 6});
+  Tensor idx = make(DType::I64, {2}, {-1, 0});
+  check_f32(run1("Gather", {}, {&x, &idx}, f32t({2, 2})), {2, 2}, {5, 6, 1, 2});
+  Tensor idx2 = make(DType::I32, {2, 1}, {1, 0});
+  check_f32(run1("Gather", {{"axis", 1}}, {&x, &idx2}, f32t({3, 2, 1})), {3, 2, 1}, {2, 1, 4, 3, 6, 5});
+  Tensor one = make(DType::I64, {}, {1});
+  check_f32(run1("Gather", {}, {&x, &one}, f32t({2})), {2}, {3, 4});
+}
+
+TEST_CASE("reference Gather rejects out-of-range indices") {
+  Tensor x = f32({3, 2}, {1, 2, 3, 4, 5, 6});
+  Tensor idx = make(DType::I64, {1}, {3});
+  CHECK_THROWS_WITH_AS(run1("Gather", {}, {&x, &idx}, f32t({1, 2})),
+                       doctest::Contains("Gather: index 3 is out of range for axis 0 of size 3"), UserError);
+  Tensor neg = make(DType::I64, {1}, {-4});
+  CHECK_THROWS_WITH_AS(run1("Gather", {}, {&x, &neg}, f32t({1, 2})), doctest::Contains("out of range"), UserError);
+}
+}
