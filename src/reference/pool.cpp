@@ -22,7 +22,9 @@ PoolSetup setup_pool(const OpArgs &a, const Tensor &X) {
   PoolSetup s;
   s.in.assign(X.shape.begin() + 2, X.shape.end());
   s.w = read_window(a, s.in, {}, true);
-  bool ceil_mode = a.attr_int("ceil_mode", 0) != 0;
+  // ceil_mode applies to explicit pads; VALID keeps only full windows and
+  // SAME gives ceil(in / stride) outputs either way.
+  bool ceil_mode = a.attr_int("ceil_mode", 0) != 0 && s.w.auto_pad == "NOTSET";
   s.out_shape = {X.shape[0], X.shape[1]};
   for (std::size_t i = 0; i < s.in.size(); ++i) {
     std::int64_t stride = s.w.strides[i], begin = s.w.pad_begin(i);

@@ -79,6 +79,12 @@ TEST_CASE("reference AveragePool auto_pad SAME_UPPER and SAME_LOWER") {
             {1, 1.5, 2.5, 3.5, 4.5});
   check_f32(run1("AveragePool", {{"kernel_shape", {2}}, {"auto_pad", "VALID"}, {"strides", {2}}}, {&x}, f32t({1, 1, 2})),
             {1, 1, 2}, {1.5, 3.5});
+  // VALID keeps only full windows even with ceil_mode.
+  json valid_ceil = {{"kernel_shape", {2}}, {"auto_pad", "VALID"}, {"strides", {2}}, {"ceil_mode", 1}};
+  check_f32(run1("AveragePool", valid_ceil, {&x}, f32t({1, 1, 2})), {1, 1, 2}, {1.5, 3.5});
+  json same_ceil = {{"kernel_shape", {3}}, {"auto_pad", "SAME_UPPER"}, {"strides", {2}}, {"ceil_mode", 1}};
+  // ceil(5 / 2) = 3 outputs, total pad (3-1)*2 + 3 - 5 = 2: one each side.
+  check_f32(run1("AveragePool", same_ceil, {&x}, f32t({1, 1, 3})), {1, 1, 3}, {1.5, 3, 4.5});
 }
 
 TEST_CASE("reference GlobalAveragePool and GlobalMaxPool") {
