@@ -22,15 +22,21 @@ const char *pattern_name(PatternKind kind) {
 
 namespace {
 
+std::vector<TensorType> checked_infer(const OpContext &ctx);
+
 struct Registry {
   std::deque<OpInfo> storage;
   std::vector<const OpInfo *> list;
   std::map<std::string, const OpInfo *, std::less<>> by_name;
+  /// Each operator's own inference; OpInfo::infer checks attributes first.
+  std::map<std::string, std::vector<TensorType> (*)(const OpContext &), std::less<>> infer;
 
   Registry() {
     for (auto family : {ops::elementwise_ops, ops::linalg_ops, ops::conv_ops, ops::pool_ops, ops::normalization_ops,
                         ops::reduce_ops, ops::movement_ops, ops::slicing_ops, ops::compute_ops})
       for (OpInfo &info : family()) {
+        infer[info.name] = info.infer;
+        info.infer = checked_infer;
         storage.push_back(std::move(info));
         const OpInfo *p = &storage.back();
         ATOLL_ASSERT(by_name.emplace(p->name, p).second, std::string("operator registered twice: ") + p->name);
@@ -59,6 +65,64 @@ bool integral(const nlohmann::json &v) {
 
 std::int64_t as_int(const nlohmann::json &v) {
   return v.is_number_integer() ? v.get<std::int64_t>() : static_cast<std::int64_t>(v.get<double>());
+}
+
+bool kind_ok(AttrKind kind, const nlohmann::json &v) {
+  auto all = [&](auto pred) {
+    if (!v.is_array()) return pred(v);
+    for (const auto &e : v)
+      if (!pred(e)) return false;
+    return true;
+  };
+  switch (kind) {
+  case AttrKind::Int: return integral(*scalar(&v));
+  case AttrKind::Float: return scalar(&v)->is_number();
+  case AttrKind::String: return v.is_string();
+  case AttrKind::Ints: return all(integral);
+  case AttrKind::Floats: return all([](const nlohmann::json &e) { return e.is_number(); });
+  case AttrKind::Strings: return all([](const nlohmann::json &e) { return e.is_string(); });
+  case AttrKind::DType: return v.is_string() || v.is_number_integer();
+  case AttrKind::Any: return true;
+  }
+  return false;
+}
+
+const char *kind_text(AttrKind kind) {
+  switch (kind) {
+  case AttrKind::Int: return "an integer";
+  case AttrKind::Float: return "a number";
+  case AttrKind::String: return "a string";
+  case AttrKind::Ints: return "a list of integers";
+  case AttrKind::Floats: return "a list of numbers";
+  case AttrKind::Strings: return "a list of strings";
+  case AttrKind::DType: return "an element type name or ONNX type number";
+  case AttrKind::Any: return "any value";
+  }
+  return "?";
+}
+
+/// Checks attribute names and JSON kinds (as the front end does for
+/// batches) before the operator's own inference.
+std::vector<TensorType> checked_infer(const OpContext &ctx) {
+  const OpInfo *op = find_op(ctx.node.op);
+  ATOLL_ASSERT(op, "checked_infer of an unregistered operator " + ctx.node.op);
+  if (ctx.node.attrs.is_object())
+    for (const auto &[name, value] : ctx.node.attrs.items()) {
+      const AttrSpec *spec = nullptr;
+      for (const AttrSpec &a : op->attrs)
+        if (name == a.name) spec = &a;
+      if (!spec) {
+        std::string list;
+        for (const AttrSpec &a : op->attrs) list += (list.empty() ? "" : ", ") + std::string(a.name);
+        throw ctx.error(ctx.node.op + ": unknown attribute '" + name + "' (accepted: " + (list.empty() ? "none" : list) + ")");
+      }
+      if (!kind_ok(spec->kind, value))
+        throw ctx.error(ctx.node.op + ": attribute '" + name + "' must be " + kind_text(spec->kind) + ", got " +
+                        value.dump());
+    }
+  else if (!ctx.node.attrs.is_null())
+    throw ctx.error(ctx.node.op + ": attributes must be a JSON object");
+  return registry().infer.find(ctx.node.op)->second(ctx);
 }
 
 }  // namespace

@@ -123,10 +123,8 @@ ConvPlan conv_transpose_plan(const OpContext &ctx) {
     bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
     if (!oshape.empty() || same) {
       out = !oshape.empty() ? oshape[i] : in_sz * s;
-      std::int64_t total = full - out;
-      if (total < 0)
-        fail(ctx, "output size " + std::to_string(out) + " on spatial axis " + std::to_string(i) +
-                      " is larger than the full transposed convolution (" + std::to_string(full) + ")");
+      // A larger output than the full result gets no contributions there.
+      std::int64_t total = std::max<std::int64_t>(0, full - out);
       pb = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
       pe = total - pb;
     } else {

@@ -86,7 +86,7 @@ GemmShapes gemm_shapes(const OpContext &ctx) {
     const TensorType &C = in(ctx, 2);
     require_same_dtype(ctx, A, "A", C, "C");
     SymShape mn{s.m, s.n};
-    if (C.rank() > 2 || broadcast_shapes(ctx, {C.shape, mn}) != mn)
+    if (!broadcasts_to(C.shape, mn))
       fail(ctx, "C " + C.str() + " does not broadcast to the result shape " + sym_shape_to_string(mn));
   }
   return s;

@@ -62,6 +62,7 @@ std::string reshape_text(const OpContext &ctx, const std::string &in_name, const
     lin.add(yi[i], stride);
     stride *= b[i].value;
   }
+  std::reverse(lin.terms.begin(), lin.terms.end());
   std::string L = lin.str(), Lp = lin.terms.size() > 1 ? "(" + L + ")" : L;
   stride = 1;
   for (std::size_t i = a_end; i-- > pre;) {

@@ -88,7 +88,7 @@ std::vector<TensorType> infer_layernorm(const OpContext &ctx) {
     const TensorType &t = in(ctx, i);
     const char *what = i == 1 ? "Scale" : "B";
     require_float(ctx, t, what);
-    if (t.shape.size() > norm.size() || broadcast_shapes(ctx, {t.shape, norm}) != norm)
+    if (!broadcasts_to(t.shape, norm))
       fail(ctx, std::string(what) + " " + t.str() + " does not broadcast to the normalized shape " +
                     sym_shape_to_string(norm) + " (axis " + std::to_string(axis) + ")");
   }

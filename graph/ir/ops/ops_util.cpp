@@ -94,6 +94,14 @@ SymShape broadcast_shapes(const OpContext &ctx, const std::vector<SymShape> &sha
   return out;
 }
 
+bool broadcasts_to(const SymShape &from, const SymShape &to) {
+  if (from.size() > to.size()) return false;
+  std::size_t off = to.size() - from.size();
+  for (std::size_t i = 0; i < from.size(); ++i)
+    if (from[i] != to[off + i] && from[i] != Dim(1)) return false;
+  return true;
+}
+
 int norm_axis(const OpContext &ctx, std::int64_t axis, int rank, const std::string &what) {
   if (axis < -rank || axis >= rank)
     fail(ctx, what + " " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank) + " (allowed " +

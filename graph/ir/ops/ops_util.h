@@ -51,6 +51,8 @@ void require_rank_at_least(const OpContext &ctx, const TensorType &t, int rank, 
 /// Numpy (multidirectional) broadcasting of shapes; symbolic dims broadcast
 /// with themselves and with 1; anything else is an error naming both.
 SymShape broadcast_shapes(const OpContext &ctx, const std::vector<SymShape> &shapes);
+/// True when `from` broadcasts to exactly `to` (unidirectional broadcasting).
+bool broadcasts_to(const SymShape &from, const SymShape &to);
 /// Normalises an axis in [-rank, rank) to [0, rank).
 int norm_axis(const OpContext &ctx, std::int64_t axis, int rank, const std::string &what);
 /// Normalises a list of axes, rejecting duplicates.

@@ -1,0 +1,169 @@
+// Every operator's Compute definition parses, analyzes to the inferred output
+// shapes (on several shapes, attributes and symbolic instantiations) and runs.
+#include "tests/unit/graph/ir/ops/op_test_util.h"
+
+#include <set>
+
+using namespace optest;
+
+namespace {
+
+using atl::DType;
+
+/// A definition case: the op application and the symbol values to check at.
+struct Case {
+  Op op;
+  std::map<std::string, std::int64_t> values;
+};
+
+std::vector<Case> cases() {
+  std::vector<Case> c;
+  auto add = [&](Op op, std::map<std::string, std::int64_t> v = {}) { c.push_back({std::move(op), std::move(v)}); };
+  auto B = DType::Bool;
+  for (const char *u : {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Erf", "Gelu",
+                        "HardSigmoid", "HardSwish", "LeakyRelu", "Identity"}) {
+    add(Op(u, {T({2, 3})}));
+    add(Op(u, {T({})}));
+  }
+  add(Op("Gelu", {T({4})}, {{"approximate", "tanh"}}));
+  add(Op("LeakyRelu", {T({4})}, {{"alpha", 0.2}}));
+  add(Op("Clip", {T({2, 3})}, {{"min", -0.5}, {"max", 0.5}}));
+  add(Op("Clip", {T({2, 3})}));
+  add(Op("Cast", {T({2, 3})}, {{"to", "i32"}}));
+  add(Op("Not", {T({4}, B)}));
+  for (const char *b : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) {
+    add(Op(b, {T({2, 1, 4}), T({3, 1})}));
+    add(Op(b, {T({S("N"), 4}), T({4})}), {{"N", 3}});
+  }
+  add(Op("And", {T({2, 1}, B), T({3}, B)}));
+  add(Op("Or", {T({3}, B), T({3}, B)}));
+  add(Op("Max", {T({3}), T({2, 1}), T({1, 1, 3})}));
+  add(Op("Min", {T({3}), T({2, 3})}));
+  add(Op("Min", {T({3})}));
+  add(Op("Where", {T({2, 1}, B), T({3}), T({2, 3})}));
+  // linear algebra
+  add(Op("MatMul", {T({2, 3}), T({3, 4})}));
+  add(Op("MatMul", {T({5, 1, 2, 3}), T({7, 3, 4})}));
+  add(Op("MatMul", {T({3}), T({2, 3, 4})}));
+  add(Op("MatMul", {T({2, 2, 3}), T({3})}));
+  add(Op("MatMul", {T({3}), T({3})}));
+  add(Op("MatMul", {T({S("B"), 2, 3}), T({3, 4})}), {{"B", 3}});
+  add(Op("Gemm", {T({4, 3}), T({3, 5})}));
+  add(Op("Gemm", {T({3, 4}), T({5, 3}), T({5})}, {{"transA", 1}, {"transB", 1}, {"alpha", 0.5}, {"beta", 2}}));
+  add(Op("Gemm", {T({4, 3}), T({3, 5}), T({4, 1})}));
+  add(Op("Gemm", {T({4, 3}), T({3, 5}), T({})}));
+  // convolutions
+  add(Op("Conv", {T({1, 3, 7, 7}), T({4, 3, 3, 3})}));
+  add(Op("Conv", {T({2, 3, 7, 7}), T({4, 3, 3, 3}), T({4})}, {{"pads", {1, 0, 2, 1}}, {"strides", {2, 1}}}));
+  add(Op("Conv", {T({1, 4, 9, 9}), T({6, 2, 3, 3})}, {{"group", 2}, {"dilations", {2, 2}}, {"auto_pad", "SAME_LOWER"}}));
+  add(Op("Conv", {T({1, 4, 6, 6}), T({4, 1, 3, 3})}, {{"group", 4}, {"auto_pad", "SAME_UPPER"}, {"strides", {2, 2}}}));
+  add(Op("Conv", {T({1, 2, 10}), T({3, 2, 4})}, {{"strides", {3}}}));
+  add(Op("Conv", {T({1, 2, 4, 5, 6}), T({2, 2, 2, 2, 2})}, {{"pads", {1, 1, 1, 1, 1, 1}}}));
+  add(Op("Conv", {T({S("N"), 3, 5, 5}), T({2, 3, 3, 3})}, {{"pads", {1, 1, 1, 1}}}), {{"N", 2}});
+  add(Op("ConvTranspose", {T({1, 2, 3, 3}), T({2, 3, 3, 3})}));
+  add(Op("ConvTranspose", {T({1, 2, 3, 3}), T({2, 3, 3, 3}), T({3})},
+         {{"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}, {"output_padding", {1, 1}}}));
+  add(Op("ConvTranspose", {T({1, 4, 5}), T({4, 3, 2})}, {{"group", 2}, {"strides", {3}}, {"dilations", {2}}}));
+  add(Op("ConvTranspose", {T({1, 2, 3, 3}), T({2, 2, 3, 3})}, {{"strides", {2, 2}}, {"auto_pad", "SAME_LOWER"}}));
+  add(Op("ConvTranspose", {T({1, 2, 3, 3}), T({2, 2, 3, 3})}, {{"strides", {2, 2}}, {"output_shape", {1, 2, 8, 8}}}));
+  // pools
+  add(Op("MaxPool", {T({1, 2, 7, 7})}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}));
+  add(Op("MaxPool", {T({1, 2, 7, 7})}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}, {"ceil_mode", 1}}));
+  add(Op("MaxPool", {T({1, 1, 8})}, {{"kernel_shape", {3}}, {"dilations", {2}}, {"auto_pad", "SAME_UPPER"}}));
+  add(Op("AveragePool", {T({1, 2, 7, 7})}, {{"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}}));
+  add(Op("AveragePool", {T({1, 2, 7, 7})}, {{"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}, {"count_include_pad", 1}}));
+  add(Op("AveragePool", {T({1, 2, 7, 7})}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}, {"ceil_mode", 1}}));
+  add(Op("AveragePool", {T({1, 1, 6, 6})}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}));
+  add(Op("AveragePool", {T({1, 1, 5, 5, 5})}, {{"kernel_shape", {2, 2, 2}}, {"pads", {0, 1, 0, 1, 0, 1}}}));
+  add(Op("GlobalAveragePool", {T({2, 3, 4, 5})}));
+  add(Op("GlobalMaxPool", {T({2, 3, 4})}));
+  add(Op("GlobalAveragePool", {T({S("N"), 3, 4, 5})}), {{"N", 2}});
+  // normalization
+  add(Op("BatchNormalization", {T({2, 3, 4, 4}), T({3}), T({3}), T({3}), T({3})}));
+  add(Op("BatchNormalization", {T({2, 3}), T({3}), T({3}), T({3}), T({3})}, {{"epsilon", 1e-3}}));
+  add(Op("LayerNormalization", {T({2, 3, 4}), T({4}), T({4})}, json::object(), 3));
+  add(Op("LayerNormalization", {T({2, 3, 4}), T({3, 4})}, {{"axis", 1}}));
+  add(Op("LayerNormalization", {T({2, 3, 4}), T({1, 4}), T({4})}, {{"axis", 0}}, 2));
+  add(Op("LayerNormalization", {T({S("S"), 4}), T({4})}), {{"S", 5}});
+  add(Op("InstanceNormalization", {T({2, 3, 4, 5}), T({3}), T({3})}));
+  add(Op("Softmax", {T({2, 5})}));
+  add(Op("Softmax", {T({2, 5, 3})}, {{"axis", 1}}));
+  add(Op("LogSoftmax", {T({2, 5})}));
+  add(Op("LogSoftmax", {T({5})}, {{"axis", 0}}));
+  // reductions
+  for (const char *r : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"}) {
+    add(Op(r, {T({2, 3, 4})}, {{"axes", {1}}}));
+    add(Op(r, {T({2, 3, 4})}, {{"axes", {0, -1}}, {"keepdims", 0}}));
+    add(Op(r, {T({2, 3})}, {{"keepdims", 0}}));
+    add(Op(r, {T({2, 3})}, {{"noop_with_empty_axes", 1}}));
+  }
+  add(Op("ReduceMean", {T({S("N"), 3})}, {{"axes", {0}}}), {{"N", 4}});
+  // data movement
+  add(Op("Transpose", {T({2, 3, 4})}));
+  add(Op("Transpose", {T({2, 3, 4})}, {{"perm", {1, 2, 0}}}));
+  add(Op("Reshape", {T({2, 3, 4})}, {{"shape", {4, 6}}}));
+  add(Op("Reshape", {T({2, 3, 4})}, {{"shape", {3, -1, 2}}}));
+  add(Op("Reshape", {T({6})}, {{"shape", {1, 2, 1, 3}}}));
+  add(Op("Reshape", {T({S("N"), 3, 4})}, {{"shape", {0, 2, 6}}}), {{"N", 2}});
+  add(Op("Flatten", {T({2, 3, 4})}));
+  add(Op("Flatten", {T({2, 3, 4})}, {{"axis", 0}}));
+  add(Op("Flatten", {T({2, 3, 4})}, {{"axis", 3}}));
+  add(Op("Squeeze", {T({1, 3, 1, 4})}));
+  add(Op("Squeeze", {T({1, 3, 1, 4})}, {{"axes", {2}}}));
+  add(Op("Unsqueeze", {T({3, 4})}, {{"axes", {0, 3}}}));
+  add(Op("Unsqueeze", {T({})}, {{"axes", {0}}}));
+  add(Op("Expand", {T({3, 1})}, {{"shape", {2, 1, 4}}}));
+  add(Op("Expand", {T({S("N"), 1})}, {{"shape", {1, 5}}}), {{"N", 3}});
+  add(Op("Concat", {T({2, 3}), T({2, 5}), T({2, 1})}, {{"axis", 1}}));
+  add(Op("Concat", {T({S("N"), 3}), T({S("N"), 2})}, {{"axis", 1}}), {{"N", 2}});
+  add(Op("Split", {T({2, 10})}, {{"axis", 1}, {"split", {3, 7}}}, 2));
+  add(Op("Split", {T({10, 2})}, {{"num_outputs", 3}}, 3));
+  add(Op("Slice", {T({10, 8})}, {{"starts", {1, -3}}, {"ends", {5, 1000}}}));
+  add(Op("Slice", {T({10})}, {{"starts", {8}}, {"ends", {1}}, {"steps", {-3}}}));
+  add(Op("Slice", {T({10})}, {{"starts", {-1}}, {"ends", {-1000}}, {"steps", {-1}}}));
+  add(Op("Slice", {T({S("N"), 8})}, {{"starts", {2}}, {"ends", {8}}, {"axes", {1}}, {"steps", {2}}}), {{"N", 2}});
+  for (const char *mode : {"constant", "reflect", "edge", "wrap"}) {
+    add(Op("Pad", {T({3, 4})}, {{"pads", {1, 2, 2, 1}}, {"mode", mode}}));
+    add(Op("Pad", {T({2, 3, 4})}, {{"pads", {2, 3}}, {"axes", {-1}}, {"mode", mode}, {"constant_value", 1.5}}));
+  }
+  add(Op("Pad", {T({5})}, {{"pads", {-1, 2}}}));
+  add(Op("Pad", {T({5, 2})}, {{"pads", {-1, 0, -2, 0}}}));
+  add(Op("Gather", {T({5, 4, 3}), T({2, 2}, DType::I32)}, {{"axis", 1}}));
+  add(Op("Gather", {T({5, 4}), T({}, DType::I64)}, {{"axis", -1}}));
+  add(Op("Compute", {T({4, 3}), T({3, 5})}, {{"expr", "out0(i, j) +=! in0(i, k) * in1(k, j)"}}));
+  return c;
+}
+
+}  // namespace
+
+TEST_SUITE("graph") {
+
+TEST_CASE("definitions: every operator analyzes to its inferred shapes and runs") {
+  std::set<std::string> covered;
+  for (const Case &c : cases()) {
+    INFO(c.op.node.op << " attrs " << c.op.node.attrs.dump());
+    for (std::size_t i = 0; i < c.op.ins.size(); ++i)
+      if (c.op.ins[i]) INFO("input " << i << ": " << c.op.ins[i]->str());
+    std::vector<atl::Tensor> data;
+    if (c.op.node.op == "Gather") {  // valid indices, some negative
+      const atl::TensorType &ix = *c.op.ins[1];
+      atl::Shape xs;
+      for (const auto &d : c.op.ins[0]->shape) xs.push_back(d.value);
+      atl::Tensor x(atl::DType::F32, xs), idx(ix.dtype, {});
+      for (std::int64_t k = 0; k < x.numel(); ++k) x.set(k, static_cast<double>(k));
+      atl::Shape is;
+      for (const auto &d : ix.shape) is.push_back(d.value);
+      idx = atl::Tensor(ix.dtype, is);
+      for (std::int64_t k = 0; k < idx.numel(); ++k) idx.set(k, k % 2 ? -1 - k : k);
+      data = {x, idx};
+    }
+    CHECK_NOTHROW(c.op.check_definition(c.values, data));
+    covered.insert(c.op.node.op);
+  }
+  for (const atl::OpInfo *op : atl::all_ops()) {
+    INFO("operator without a definition case: " << op->name);
+    CHECK(covered.count(op->name) == 1);
+  }
+}
+
+}  // TEST_SUITE

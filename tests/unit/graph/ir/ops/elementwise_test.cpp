@@ -1,0 +1,103 @@
+// Shape and dtype inference, FLOPs and patterns of the elementwise operators.
+#include "tests/unit/graph/ir/ops/op_test_util.h"
+
+using namespace optest;
+using atl::UserError;
+
+TEST_SUITE("graph") {
+
+TEST_CASE("elementwise: unary ops keep shape and dtype") {
+  for (const char *op : {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Erf", "Gelu",
+                         "HardSigmoid", "HardSwish", "LeakyRelu", "Identity"}) {
+    INFO(op);
+    CHECK(Op(op, {T({2, 3})}).type() == "f32[2, 3]");
+    CHECK(Op(op, {T({S("N"), 3}, DType::F16)}).type() == "f16[N, 3]");
+    CHECK(Op(op, {T({2, 3})}).pattern() == atl::PatternKind::Elementwise);
+  }
+}
+
+TEST_CASE("elementwise: numpy broadcasting corners") {
+  CHECK(Op("Add", {T({2, 3, 4}), T({4})}).type() == "f32[2, 3, 4]");
+  CHECK(Op("Add", {T({2, 1, 4}), T({3, 1})}).type() == "f32[2, 3, 4]");
+  CHECK(Op("Mul", {T({}), T({5})}).type() == "f32[5]");
+  CHECK(Op("Sub", {T({1}), T({1, 1})}).type() == "f32[1, 1]");
+  CHECK(Op("Div", {T({S("N"), 1}), T({1, 8})}).type() == "f32[N, 8]");
+  CHECK(Op("Add", {T({S("N"), 8}), T({S("N"), 8})}).type() == "f32[N, 8]");
+  CHECK(Op("Add", {T({S("N"), 8}), T({1, 8})}).type() == "f32[N, 8]");
+  CHECK(Op("Max", {T({3}), T({2, 1}), T({1, 1, 3})}).type() == "f32[1, 2, 3]");
+  CHECK(Op("Min", {T({3})}).type() == "f32[3]");
+}
+
+TEST_CASE("elementwise: broadcasting errors name both shapes") {
+  CHECK_THROWS_WITH_AS(Op("Add", {T({2, 3}), T({4})}).infer(),
+                       doctest::Contains("Add: shapes [2, 3] and [4] do not broadcast: dimension 3 against 4"),
+                       UserError);
+  CHECK_THROWS_WITH_AS(Op("Add", {T({S("N")}), T({4})}).infer(), doctest::Contains("symbolic dimension broadcasts"),
+                       UserError);
+  CHECK_THROWS_WITH_AS(Op("Add", {T({S("N")}), T({S("M")})}).infer(), doctest::Contains("dimension N against M"),
+                       UserError);
+}
+
+TEST_CASE("elementwise: binary patterns") {
+  CHECK(Op("Add", {T({2, 3}), T({2, 3})}).pattern() == atl::PatternKind::Elementwise);
+  CHECK(Op("Add", {T({2, 3}), T({3})}).pattern() == atl::PatternKind::Broadcast);
+  CHECK(Op("Add", {T({2, 3}), T({3})}).info().pattern == atl::PatternKind::Broadcast);
+}
+
+TEST_CASE("elementwise: dtype rules") {
+  CHECK(Op("Less", {T({2}), T({2})}).type() == "bool[2]");
+  CHECK(Op("Equal", {T({2}, DType::I32), T({1}, DType::I32)}).type() == "bool[2]");
+  CHECK(Op("And", {T({2}, DType::Bool), T({2}, DType::Bool)}).type() == "bool[2]");
+  CHECK(Op("Not", {T({2}, DType::Bool)}).type() == "bool[2]");
+  CHECK(Op("Where", {T({2, 1}, DType::Bool), T({3}), T({1})}).type() == "f32[2, 3]");
+  CHECK(Op("Relu", {T({2}, DType::I32)}).type() == "i32[2]");
+  CHECK(Op("Pow", {T({2}), T({}, DType::I32)}).type() == "f32[2]");
+  CHECK(Op("Cast", {T({2})}, {{"to", "i32"}}).type() == "i32[2]");
+  CHECK(Op("Cast", {T({2})}, {{"to", 10}}).type() == "f16[2]");
+  CHECK_THROWS_WITH_AS(Op("Exp", {T({2}, DType::I32)}).infer(),
+                       doctest::Contains("Exp: input 'input' must be a float tensor"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Not", {T({2})}).infer(), doctest::Contains("must be a bool tensor, not f32"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Add", {T({2}), T({2}, DType::F16)}).infer(),
+                       doctest::Contains("input 'A' is f32 but input 'B' is f16"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Where", {T({2}), T({2}), T({2})}).infer(),
+                       doctest::Contains("input 'condition' must be a bool tensor"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Add", {T({2}, DType::Bool), T({2}, DType::Bool)}).infer(),
+                       doctest::Contains("must be a numeric tensor, not bool"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Cast", {T({2})}, {{"to", "f64"}}).infer(), doctest::Contains("'to' names no supported"),
+                       UserError);
+  CHECK_THROWS_WITH_AS(Op("Cast", {T({2})}).infer(), doctest::Contains("'to' is required"), UserError);
+}
+
+TEST_CASE("elementwise: attribute checks") {
+  CHECK_THROWS_WITH_AS(Op("Gelu", {T({2})}, {{"approximate", "fast"}}).infer(),
+                       doctest::Contains("approximate must be 'none' or 'tanh'"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Clip", {T({2})}, {{"min", 2}, {"max", 1}}).infer(),
+                       doctest::Contains("min 2 is greater than max 1"), UserError);
+  CHECK_THROWS_WITH_AS(Op("LeakyRelu", {T({2})}, {{"alpha", "x"}}).infer(), doctest::Contains("must be a number"),
+                       UserError);
+  CHECK_THROWS_WITH_AS(Op("Clip", {T({2}), T({})}).infer(), doctest::Contains("'min' must be a constant"), UserError);
+}
+
+TEST_CASE("elementwise: flops") {
+  CHECK(Op("Relu", {T({4, 5})}).flops() == 20);
+  CHECK(Op("Add", {T({4, 5}), T({5})}).flops() == 20);
+  CHECK(Op("Max", {T({4}), T({4}), T({4})}).flops() == 8);
+  CHECK(Op("Gelu", {T({10})}).flops() == 50);
+  CHECK(Op("Gelu", {T({10})}, {{"approximate", "tanh"}}).flops() == 90);
+  CHECK(Op("Clip", {T({10})}, {{"min", 0}}).flops() == 10);
+  CHECK(Op("Clip", {T({10})}, {{"min", 0}, {"max", 6}}).flops() == 20);
+  CHECK(Op("Cast", {T({10})}, {{"to", "f16"}}).flops() == 0);
+  CHECK(Op("Identity", {T({10})}).flops() == 0);
+}
+
+TEST_CASE("elementwise: broadcasting definition text") {
+  atl::OpDefinition d = Op("Add", {T({2, 1, 4}), T({3, 1})}).define();
+  CHECK(d.text == "C(i0, i1, i2) = A(i0, 0, i2) + B(i1, 0)");
+  CHECK(d.inputs == std::vector<std::string>{"A", "B"});
+  CHECK(d.outputs == std::vector<std::string>{"C"});
+  CHECK(Op("Clip", {T({3}), std::nullopt, std::nullopt}, {{"max", 6}}).define().text ==
+        "output(i0) = min(input(i0), 6)");
+  CHECK(Op("Max", {T({3}), T({3})}).define().text == "Y(i0) = max(data_0(i0), data_1(i0))");
+}
+
+}  // TEST_SUITE

@@ -1,0 +1,106 @@
+// Shape inference, FLOPs and errors of the pools and normalizations.
+#include "tests/unit/graph/ir/ops/op_test_util.h"
+
+using namespace optest;
+using atl::UserError;
+
+TEST_SUITE("graph") {
+
+TEST_CASE("pool: kernel, strides, pads, dilations") {
+  CHECK(Op("MaxPool", {T({1, 3, 8, 8})}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}).type() == "f32[1, 3, 4, 4]");
+  CHECK(Op("MaxPool", {T({1, 3, 8, 8})}, {{"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}}).type() ==
+        "f32[1, 3, 8, 8]");
+  CHECK(Op("MaxPool", {T({1, 3, 8, 8})}, {{"kernel_shape", {2, 2}}, {"dilations", {2, 2}}}).type() ==
+        "f32[1, 3, 6, 6]");
+  CHECK(Op("AveragePool", {T({S("N"), 3, 9})}, {{"kernel_shape", {3}}, {"strides", {3}}}).type() == "f32[N, 3, 3]");
+  CHECK(Op("MaxPool", {T({1, 1, 4, 4, 4})}, {{"kernel_shape", {2, 2, 2}}}).type() == "f32[1, 1, 3, 3, 3]");
+  CHECK(Op("MaxPool", {T({1, 1, 4, 4}, DType::I8)}, {{"kernel_shape", {2, 2}}}).type() == "i8[1, 1, 3, 3]");
+}
+
+TEST_CASE("pool: ceil_mode") {
+  atl::SymShape x = {1, 1, 7, 7};
+  CHECK(Op("MaxPool", {T(x)}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}).type() == "f32[1, 1, 3, 3]");
+  CHECK(Op("MaxPool", {T(x)}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}, {"ceil_mode", 1}}).type() ==
+        "f32[1, 1, 4, 4]");
+  // The last window must start inside the input or the begin pad.
+  CHECK(Op("AveragePool", {T({1, 1, 6})}, {{"kernel_shape", {2}}, {"strides", {2}}, {"pads", {1, 1}}, {"ceil_mode", 1}})
+            .type() == "f32[1, 1, 4]");
+  CHECK(Op("AveragePool", {T({1, 1, 5})}, {{"kernel_shape", {2}}, {"strides", {2}}, {"pads", {1, 1}}, {"ceil_mode", 1}})
+            .type() == "f32[1, 1, 3]");
+}
+
+TEST_CASE("pool: auto_pad") {
+  CHECK(Op("MaxPool", {T({1, 1, 7, 7})}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"auto_pad", "SAME_UPPER"}})
+            .type() == "f32[1, 1, 4, 4]");
+  CHECK(Op("AveragePool", {T({1, 1, 7, 7})}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"auto_pad", "VALID"}})
+            .type() == "f32[1, 1, 3, 3]");
+}
+
+TEST_CASE("pool: errors") {
+  CHECK_THROWS_WITH_AS(Op("MaxPool", {T({1, 3, 8, 8})}).infer(), doctest::Contains("'kernel_shape' is required"),
+                       UserError);
+  CHECK_THROWS_WITH_AS(Op("MaxPool", {T({1, 3, 8, 8})}, {{"kernel_shape", {2, 2}}}, 2).infer(),
+                       doctest::Contains("MaxPool: the optional Indices output is not supported"), UserError);
+  CHECK_THROWS_WITH_AS(Op("MaxPool", {T({8, 8})}, {{"kernel_shape", {2, 2}}}).infer(),
+                       doctest::Contains("X must be N x C x D1"), UserError);
+  CHECK_THROWS_WITH_AS(Op("AveragePool", {T({1, 3, 8, 8}, DType::I32)}, {{"kernel_shape", {2, 2}}}).infer(),
+                       doctest::Contains("must be a float tensor"), UserError);
+  CHECK_THROWS_WITH_AS(Op("MaxPool", {T({1, 3, 8, 8})}, {{"kernel_shape", {2, 2}}, {"strides", {0, 1}}}).infer(),
+                       doctest::Contains("'strides' must be positive"), UserError);
+}
+
+TEST_CASE("pool: global pools and flops") {
+  CHECK(Op("GlobalAveragePool", {T({S("N"), 64, 7, 7})}).type() == "f32[N, 64, 1, 1]");
+  CHECK(Op("GlobalMaxPool", {T({2, 8, 5})}).type() == "f32[2, 8, 1]");
+  CHECK(Op("GlobalAveragePool", {T({1, 2, 4, 4})}).flops() == 32 + 2);
+  CHECK(Op("MaxPool", {T({1, 1, 4, 4})}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}).flops() == 16);
+  CHECK(Op("AveragePool", {T({1, 1, 4, 4})}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}).flops() == 20);
+  CHECK(Op("MaxPool", {T({1, 1, 4, 4})}, {{"kernel_shape", {2, 2}}}).pattern() == atl::PatternKind::Reduction);
+}
+
+TEST_CASE("normalization: batch norm") {
+  std::vector<std::optional<atl::TensorType>> in = {T({S("N"), 4, 5, 5}), T({4}), T({4}), T({4}), T({4})};
+  CHECK(Op("BatchNormalization", in).type() == "f32[N, 4, 5, 5]");
+  CHECK(Op("BatchNormalization", in).pattern() == atl::PatternKind::Broadcast);
+  in[3] = T({3});
+  CHECK_THROWS_WITH_AS(Op("BatchNormalization", in).infer(),
+                       doctest::Contains("input_mean f32[3] must have shape [4] (one per channel)"), UserError);
+  in[3] = T({4});
+  CHECK_THROWS_WITH_AS(Op("BatchNormalization", in, {{"training_mode", 1}}).infer(),
+                       doctest::Contains("training_mode is not supported"), UserError);
+  CHECK(Op("BatchNormalization", {T({2, 4}), T({4}), T({4}), T({4}), T({4})}).flops() == 6 * 8);
+}
+
+TEST_CASE("normalization: layer norm axis and optional outputs") {
+  auto t = Op("LayerNormalization", {T({S("B"), 6, 8}), T({8}), T({8})}, json::object(), 3).infer();
+  REQUIRE(t.size() == 3);
+  CHECK(t[0].str() == "f32[B, 6, 8]");
+  CHECK(t[1].str() == "f32[B, 6, 1]");
+  CHECK(t[2].str() == "f32[B, 6, 1]");
+  auto u = Op("LayerNormalization", {T({2, 6, 8}, DType::F16), T({6, 8}, DType::F16)}, {{"axis", 1}}, 2).infer();
+  CHECK(u[0].str() == "f16[2, 6, 8]");
+  CHECK(u[1].str() == "f32[2, 1, 1]");
+  CHECK_THROWS_WITH_AS(Op("LayerNormalization", {T({2, 6, 8}), T({6})}).infer(),
+                       doctest::Contains("Scale f32[6] does not broadcast to the normalized shape [8]"), UserError);
+  CHECK_THROWS_WITH_AS(Op("LayerNormalization", {T({2, 6, 8}), T({8})}, {{"axis", 3}}).infer(),
+                       doctest::Contains("axis 3 is out of range for rank 3"), UserError);
+  // per element: mean 1, variance 3, normalise 3, bias 1; per row 5
+  CHECK(Op("LayerNormalization", {T({2, 8}), T({8}), T({8})}).flops() == 16 * 8 + 2 * 5);
+}
+
+TEST_CASE("normalization: instance norm, softmax, log softmax") {
+  CHECK(Op("InstanceNormalization", {T({2, 3, 4, 4}), T({3}), T({3})}).type() == "f32[2, 3, 4, 4]");
+  CHECK_THROWS_WITH_AS(Op("InstanceNormalization", {T({2, 3, 4, 4}), T({4}), T({3})}).infer(),
+                       doctest::Contains("scale f32[4] must have shape [3]"), UserError);
+  CHECK(Op("Softmax", {T({S("N"), 10})}).type() == "f32[N, 10]");
+  CHECK(Op("LogSoftmax", {T({2, 10})}, {{"axis", -2}}).type() == "f32[2, 10]");
+  CHECK_THROWS_WITH_AS(Op("Softmax", {T({2, 10})}, {{"axis", 2}}).infer(), doctest::Contains("axis 2 is out of range"),
+                       UserError);
+  CHECK_THROWS_WITH_AS(Op("Softmax", {T({2, 10}, DType::I32)}).infer(), doctest::Contains("must be a float tensor"),
+                       UserError);
+  CHECK(Op("Softmax", {T({2, 10})}).flops() == 100);
+  CHECK(Op("LogSoftmax", {T({2, 10})}).flops() == 122);
+  CHECK(Op("Softmax", {T({2, 10})}).pattern() == atl::PatternKind::Reduction);
+}
+
+}  // TEST_SUITE

@@ -1,0 +1,89 @@
+// Shape inference and errors of the reductions and the layout operators
+// (Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Expand).
+#include "tests/unit/graph/ir/ops/op_test_util.h"
+
+using namespace optest;
+using atl::UserError;
+
+TEST_SUITE("graph") {
+
+TEST_CASE("reduce: axes, keepdims, negative axes, noop") {
+  CHECK(Op("ReduceSum", {T({2, 3, 4})}, {{"axes", {1}}}).type() == "f32[2, 1, 4]");
+  CHECK(Op("ReduceMean", {T({2, 3, 4})}, {{"axes", {-1, 0}}, {"keepdims", 0}}).type() == "f32[3]");
+  CHECK(Op("ReduceMax", {T({2, 3, 4})}).type() == "f32[1, 1, 1]");
+  CHECK(Op("ReduceMin", {T({2, 3, 4})}, {{"keepdims", 0}}).type() == "f32[]");
+  CHECK(Op("ReduceProd", {T({2, 3})}, {{"noop_with_empty_axes", 1}}).type() == "f32[2, 3]");
+  CHECK(Op("ReduceSum", {T({S("N"), 3})}, {{"axes", {1}}, {"keepdims", 0}}).type() == "f32[N]");
+  CHECK(Op("ReduceSum", {T({2, 3}, DType::I32)}, {{"axes", {1}}}).type() == "i32[2, 1]");
+  CHECK_THROWS_WITH_AS(Op("ReduceSum", {T({2, 3})}, {{"axes", {2}}}).infer(),
+                       doctest::Contains("ReduceSum: axes 2 is out of range for rank 2"), UserError);
+  CHECK_THROWS_WITH_AS(Op("ReduceSum", {T({2, 3})}, {{"axes", {1, -1}}}).infer(), doctest::Contains("names axis 1 twice"),
+                       UserError);
+  CHECK_THROWS_WITH_AS(Op("ReduceSum", {T({2, 3}), T({1}, DType::I64)}).infer(),
+                       doctest::Contains("'axes' must be a constant"), UserError);
+  CHECK(Op("ReduceSum", {T({2, 3})}, {{"axes", {1}}}).flops() == 6);
+  CHECK(Op("ReduceMean", {T({2, 3})}, {{"axes", {1}}}).flops() == 8);
+  CHECK(Op("ReduceMean", {T({2, 3})}, {{"noop_with_empty_axes", 1}}).flops() == 0);
+}
+
+TEST_CASE("transpose: default and explicit perm") {
+  CHECK(Op("Transpose", {T({2, 3, 4})}).type() == "f32[4, 3, 2]");
+  CHECK(Op("Transpose", {T({S("N"), 3, 4})}, {{"perm", {0, 2, 1}}}).type() == "f32[N, 4, 3]");
+  CHECK(Op("Transpose", {T({2, 3, 4})}, {{"perm", {0, 2, 1}}}).define().text == "transposed(i0, i1, i2) = data(i0, i2, i1)");
+  CHECK_THROWS_WITH_AS(Op("Transpose", {T({2, 3, 4})}, {{"perm", {0, 1}}}).infer(),
+                       doctest::Contains("perm has 2 entries for a tensor of rank 3"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Transpose", {T({2, 3})}, {{"perm", {0, 0}}}).infer(), doctest::Contains("twice"), UserError);
+  CHECK(Op("Transpose", {T({2, 3})}).flops() == 0);
+  CHECK(Op("Transpose", {T({2, 3})}).pattern() == atl::PatternKind::Injective);
+}
+
+TEST_CASE("reshape: 0, -1, symbolic dims") {
+  CHECK(Op("Reshape", {T({2, 3, 4})}, {{"shape", {6, -1}}}).type() == "f32[6, 4]");
+  CHECK(Op("Reshape", {T({2, 3, 4})}, {{"shape", {0, -1}}}).type() == "f32[2, 12]");
+  CHECK(Op("Reshape", {T({2, 3, 4})}, {{"shape", {-1}}}).type() == "f32[24]");
+  CHECK(Op("Reshape", {T({S("N"), 3, 4})}, {{"shape", {0, 12}}}).type() == "f32[N, 12]");
+  CHECK(Op("Reshape", {T({S("N"), 3, 4})}, {{"shape", {-1, 12}}}).type() == "f32[N, 12]");
+  CHECK(Op("Reshape", {T({S("N"), 12})}, {{"shape", {0, 3, 4}}}).type() == "f32[N, 3, 4]");
+  CHECK(Op("Reshape", {T({2, 3, 4})}, {{"shape", {4, 6}}}).define().text ==
+        "reshaped(i0, i1) = data(floor((i0 * 6 + i1) / 12), floor((i0 * 6 + i1) / 4) % 3, (i0 * 6 + i1) % 4)");
+  CHECK(Op("Reshape", {T({2, 3, 4})}, {{"shape", {6, 4}}}).define().text ==
+        "reshaped(i0, i1) = data(floor(i0 / 3), i0 % 3, i1)");
+}
+
+TEST_CASE("reshape: errors") {
+  CHECK_THROWS_WITH_AS(Op("Reshape", {T({2, 3})}, {{"shape", {4, 2}}}).infer(),
+                       doctest::Contains("cannot reshape f32[2, 3] (6 elements) into [4, 2] (8 elements)"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Reshape", {T({2, 3})}, {{"shape", {-1, -1}}}).infer(), doctest::Contains("more than one -1"),
+                       UserError);
+  CHECK_THROWS_WITH_AS(Op("Reshape", {T({2, 3})}, {{"shape", {4, -1}}}).infer(), doctest::Contains("not a multiple of 4"),
+                       UserError);
+  CHECK_THROWS_WITH_AS(Op("Reshape", {T({S("N"), 3})}, {{"shape", {-1}}}).infer(),
+                       doctest::Contains("the -1 dimension would be 3 * N"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Reshape", {T({2, S("N")})}, {{"shape", {-1, 2}}}).infer(),
+                       doctest::Contains("dimension 'N' is symbolic, but reshaping across it"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Reshape", {T({2, 3})}).infer(), doctest::Contains("'shape' is required"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Reshape", {T({2, 3})}, {{"shape", {-2, 3}}}).infer(), doctest::Contains("is invalid"),
+                       UserError);
+}
+
+TEST_CASE("flatten, squeeze, unsqueeze, expand") {
+  CHECK(Op("Flatten", {T({2, 3, 4})}).type() == "f32[2, 12]");
+  CHECK(Op("Flatten", {T({2, 3, 4})}, {{"axis", 0}}).type() == "f32[1, 24]");
+  CHECK(Op("Flatten", {T({2, 3, 4})}, {{"axis", -1}}).type() == "f32[6, 4]");
+  CHECK(Op("Flatten", {T({S("N"), 3, 4})}).type() == "f32[N, 12]");
+  CHECK_THROWS_WITH_AS(Op("Flatten", {T({S("N"), 3, 4})}, {{"axis", 2}}).infer(),
+                       doctest::Contains("the first dimension would be 3 * N"), UserError);
+  CHECK(Op("Squeeze", {T({1, 3, 1, 4})}).type() == "f32[3, 4]");
+  CHECK(Op("Squeeze", {T({1, 3, 1, 4})}, {{"axes", {-2}}}).type() == "f32[1, 3, 4]");
+  CHECK_THROWS_WITH_AS(Op("Squeeze", {T({1, 3})}, {{"axes", {1}}}).infer(), doctest::Contains("axis 1 has size 3, not 1"),
+                       UserError);
+  CHECK(Op("Unsqueeze", {T({3, 4})}, {{"axes", {0, -1}}}).type() == "f32[1, 3, 4, 1]");
+  CHECK(Op("Unsqueeze", {T({S("N"), 4})}, {{"axes", {1}}}).type() == "f32[N, 1, 4]");
+  CHECK_THROWS_WITH_AS(Op("Unsqueeze", {T({3})}).infer(), doctest::Contains("'axes' is required"), UserError);
+  CHECK(Op("Expand", {T({3, 1})}, {{"shape", {2, 1, 4}}}).type() == "f32[2, 3, 4]");
+  CHECK(Op("Expand", {T({S("N"), 1})}, {{"shape", {1, 5}}}).type() == "f32[N, 5]");
+  CHECK_THROWS_WITH_AS(Op("Expand", {T({3, 2})}, {{"shape", {3, 4}}}).infer(), doctest::Contains("do not broadcast"),
+                       UserError);
+}
+
+}  // TEST_SUITE
