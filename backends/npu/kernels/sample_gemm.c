@@ -79,12 +79,13 @@ void npu_sample_gemm(npu_ctx_t *ctx, void **args) {
   for (panel = core; panel < npanels && !npu_failed(ctx); panel += ncores, ++lp) {
     uint32_t base = lp * nk, nb, j, kk, jj;
     int has_next = panel + ncores < npanels;
-    while (seq_loaded < base + nk) load_a_chunk(&g, A, seq_loaded++, core, ncores);
     for (nb = 0; nb < nnb; ++nb) {
       uint32_t cs = ctile % p->c_slots;
       for (j = 0; j < nk; ++j) {
         uint32_t bs = bstep % p->b_slots, aseq = base + j, as = aseq % p->a_slots;
         uint64_t b_l1 = b_base + bs * b_bytes, a_l1 = (uint64_t)as * a_bytes;
+        /* MTE2: A chunk j of this panel unless prefetched (loaded just in time, so the cube starts early). */
+        while (seq_loaded <= aseq) load_a_chunk(&g, A, seq_loaded++, core, ncores);
         /* MTE2: the B chunk (rows j*kc.., columns nb*n0..). */
         wait_f(&g, NPU_MTE1, NPU_MTE2, bs);
         if (p->nz_gm) {
