@@ -250,7 +250,10 @@ void Graph::finalize() {
     try {
       outs = op->infer(ctx);
     } catch (const UserError &e) {
-      throw e.with({n.pointer, name, n.name});
+      // A Compute error with a line and column points into the node's `expr`.
+      std::string ptr = n.pointer;
+      if (e.where().line > 0 && n.op == "Compute" && !ptr.empty()) ptr += "/attrs/expr";
+      throw e.with({ptr, name, n.name});
     }
     ATOLL_ASSERT(outs.size() >= n.outputs.size(), "operator " + n.op + " inferred too few outputs");
     for (std::size_t i = 0; i < n.outputs.size(); ++i) {

@@ -1,14 +1,237 @@
-// The atoll command line: compile, run, explain (see shared/spec/cli.md).
+// The atoll command line: compile, run, explain (shared/spec/cli.md).
+#include <atoll/batch.h>
+#include <atoll/pipeline.h>
+
 #include "src/runtime/version.h"
 
-#include <cstring>
-#include <iostream>
+#include <unistd.h>
 
-int main(int argc, char **argv) {
-  if (argc >= 2 && std::strcmp(argv[1], "--version") == 0) {
-    std::cout << atl::version_text();
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+using namespace atl;
+
+namespace {
+
+const char *kUsage = R"(usage:
+  atoll compile BATCH.json [--target T] [-o DIR] [--verify] [--bench] [--threads N]
+                           [--param NAME=VALUE ...] [--inputs DIR] [--dump DIR]
+                           [--report FILE] [--stats] [--quiet]
+  atoll run     BATCH.json [--target T] [--verify] [--bench] [--threads N]
+                           [--param NAME=VALUE ...] [--inputs DIR] [--dump DIR]
+                           [--report FILE] [--stats] [--quiet]
+  atoll explain BATCH.json --graph NAME --stage STAGE [--target T] [--format text|dot]
+  atoll --help | --version
+
+targets: cpu (default), cpu-c, cuda[:sm_XX], npu[:PROFILE_OR_FILE.json]
+stages:  graph (text or --format dot); later: clusters scop deps schedule ast llvm c cuda npu
+)";
+
+/// A misused command line: exit status 2.
+struct UsageError {
+  std::string message;
+};
+
+struct Args {
+  std::string command, batch, target = "cpu", out_dir, report, graph, stage, format = "text";
+  bool verify = false, bench = false, stats = false, quiet = false;
+  int threads = 0;
+  std::map<std::string, std::int64_t> params;
+  std::string inputs, dump;
+};
+
+Args parse_args(int argc, char **argv) {
+  Args a;
+  if (argc < 2) throw UsageError{"missing command"};
+  a.command = argv[1];
+  if (a.command != "compile" && a.command != "run" && a.command != "explain")
+    throw UsageError{"unknown command '" + a.command + "'"};
+  auto value = [&](int &i, const std::string &opt) -> std::string {
+    if (i + 1 >= argc) throw UsageError{"option " + opt + " needs a value"};
+    return argv[++i];
+  };
+  static const std::regex param(R"(([A-Za-z_][A-Za-z0-9_]*)=([0-9]+))");
+  for (int i = 2; i < argc; ++i) {
+    std::string s = argv[i];
+    bool build = a.command != "explain";
+    if (s == "--target") a.target = value(i, s);
+    else if (s == "-o" && a.command == "compile") a.out_dir = value(i, s);
+    else if (s == "--verify" && build) a.verify = true;
+    else if (s == "--bench" && build) a.bench = true;
+    else if (s == "--stats" && build) a.stats = true;
+    else if (s == "--quiet" && build) a.quiet = true;
+    else if (s == "--threads" && build) {
+      std::string v = value(i, s);
+      if (!std::regex_match(v, std::regex("[1-9][0-9]{0,3}"))) throw UsageError{"--threads needs a positive integer"};
+      a.threads = std::stoi(v);
+    } else if (s == "--param" && build) {
+      int n = 0;
+      while (i + 1 < argc && std::regex_match(argv[i + 1], param)) {
+        std::cmatch m;
+        std::regex_match(argv[++i], m, param);
+        a.params[m[1]] = std::stoll(m[2]);
+        ++n;
+      }
+      if (n == 0) throw UsageError{"--param needs NAME=VALUE (a positive integer value)"};
+    } else if (s == "--inputs" && build) a.inputs = value(i, s);
+    else if (s == "--dump" && build) a.dump = value(i, s);
+    else if (s == "--report" && build) a.report = value(i, s);
+    else if (s == "--graph" && !build) a.graph = value(i, s);
+    else if (s == "--stage" && !build) a.stage = value(i, s);
+    else if (s == "--format" && !build) {
+      a.format = value(i, s);
+      if (a.format != "text" && a.format != "dot") throw UsageError{"--format is text or dot"};
+    } else if (!s.empty() && s[0] == '-') throw UsageError{"unknown option '" + s + "' for " + a.command};
+    else if (a.batch.empty()) a.batch = s;
+    else throw UsageError{"unexpected argument '" + s + "'"};
+  }
+  if (a.batch.empty()) throw UsageError{"missing BATCH.json argument"};
+  try {
+    check_target(a.target);
+  } catch (const UserError &e) {
+    throw UsageError{e.what()};
+  }
+  if (a.command == "explain" && (a.graph.empty() || a.stage.empty()))
+    throw UsageError{"explain needs --graph NAME and --stage STAGE"};
+  return a;
+}
+
+void write_file_atomic(const std::string &path, const std::string &text) {
+  std::filesystem::path p(path);
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path());
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::binary);
+    f << text;
+    if (!f) throw UserError("cannot write '" + path + "'");
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+std::string format_ms(double ms) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(ms < 10 ? 2 : 1) << ms << " ms";
+  return os.str();
+}
+
+void print_summary(const BatchResult &r) {
+  std::size_t w = 5;
+  for (const GraphResult &g : r.graphs) w = std::max(w, g.name.size());
+  std::cout << std::left << std::setw(static_cast<int>(w) + 2) << "graph" << std::setw(9) << "kernels" << std::setw(8)
+            << "status" << std::setw(28) << "verify" << "time\n";
+  int ok = 0, passed = 0, verified = 0;
+  for (const GraphResult &g : r.graphs) {
+    std::string verify = "-";
+    if (g.verify) {
+      std::ostringstream os;
+      os << (g.verify->passed ? "pass" : "FAIL") << " (rel " << std::scientific << std::setprecision(1)
+         << g.verify->max_rel_err << ")";
+      verify = os.str();
+      ++verified;
+      passed += g.verify->passed;
+    }
+    ok += g.ok;
+    auto total = g.stage_ms.find("total");
+    std::cout << std::left << std::setw(static_cast<int>(w) + 2) << g.name << std::setw(9)
+              << (g.kernels ? std::to_string(*g.kernels) : "-") << std::setw(8) << (g.ok ? "ok" : "error")
+              << std::setw(28) << verify << (total != g.stage_ms.end() ? format_ms(total->second) : "-") << "\n";
+  }
+  std::cout << ok << "/" << r.graphs.size() << " graphs ok";
+  if (verified) std::cout << ", " << passed << "/" << verified << " verified";
+  if (!r.graphs.empty() && r.graphs.front().verify) std::cout << " (oracle " << r.graphs.front().verify->oracle << ")";
+  std::cout << "\n";
+  for (const GraphResult &g : r.graphs) {
+    if (!g.ok) std::cerr << "error: " << g.error << "\n";
+    else if (g.verify && !g.verify->passed) std::cerr << "verify failed: graph '" << g.name << "': " << g.verify->detail << "\n";
+  }
+}
+
+int run_build(const Args &a) {
+  PipelineOptions o;
+  o.mode = a.command == "compile" ? PipelineOptions::Mode::Compile : PipelineOptions::Mode::Run;
+  o.target = a.target;
+  o.verify = a.verify;
+  o.bench = a.bench;
+  o.stats = a.stats;
+  o.threads = a.threads;
+  o.params = a.params;
+  o.inputs_dir = a.inputs;
+  o.dump_dir = a.dump;
+  o.progress = !a.quiet && isatty(2);
+
+  BatchResult result;
+  result.target = a.target;
+  Batch batch;
+  try {
+    batch = read_batch_file(a.batch);
+    result = run_pipeline(batch, o);
+  } catch (const UserError &e) {
+    result.error = e.what();
+    result.batch = batch.name;
+    std::cerr << "error: " << a.batch << ": " << e.what() << "\n";
+  }
+  std::string report_path = a.report;
+  if (o.mode == PipelineOptions::Mode::Compile) {
+    std::string dir = !a.out_dir.empty() ? a.out_dir : "atoll-out/" + (batch.name.empty() ? std::string("batch") : batch.name);
+    nlohmann::json manifest = {{"atoll", 1}, {"batch", batch.name}, {"target", a.target}, {"graphs", nlohmann::json::array()}};
+    for (const GraphResult &g : result.graphs)
+      manifest["graphs"].push_back({{"name", g.name}, {"status", g.ok ? "ok" : "error"}, {"kernels", nlohmann::json::array()}});
+    write_file_atomic(dir + "/manifest.json", manifest.dump(2) + "\n");
+    if (report_path.empty()) report_path = dir + "/report.json";
+  }
+  if (!report_path.empty()) write_file_atomic(report_path, report_json(result).dump(2) + "\n");
+  if (!result.error) print_summary(result);
+  return result.exit_status();
+}
+
+int run_explain(const Args &a) {
+  static const std::vector<std::string> later = {"clusters", "scop", "deps", "schedule", "ast", "llvm", "c", "cuda", "npu"};
+  Batch batch = read_batch_file(a.batch);
+  const BatchGraph *entry = nullptr;
+  std::string names;
+  for (const BatchGraph &g : batch.graphs) {
+    names += (names.empty() ? "" : ", ") + g.name;
+    if (g.name == a.graph) entry = &g;
+  }
+  if (!entry) throw UserError("unknown graph '" + a.graph + "'; the batch has: " + names);
+  if (entry->error) throw *entry->error;
+  if (a.stage == "graph") {
+    if (a.format == "dot") print_graph_dot(std::cout, *entry->graph);
+    else print_graph(std::cout, *entry->graph);
     return 0;
   }
-  std::cerr << "usage: atoll compile|run|explain BATCH.json ...\n";
-  return 2;
+  bool is_later = std::find(later.begin(), later.end(), a.stage) != later.end();
+  throw UserError(std::string(is_later ? "stage '" + a.stage + "' does not exist yet" : "unknown stage '" + a.stage + "'") +
+                  "; available stages: graph");
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc >= 2 && (std::string(argv[1]) == "--version")) {
+    std::cout << version_text();
+    return 0;
+  }
+  if (argc >= 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+    std::cout << kUsage;
+    return 0;
+  }
+  try {
+    Args a = parse_args(argc, argv);
+    return a.command == "explain" ? run_explain(a) : run_build(a);
+  } catch (const UsageError &e) {
+    std::cerr << "atoll: " << e.message << "\n" << kUsage;
+    return 2;
+  } catch (const UserError &e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception &e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
 }

@@ -1,1 +1,8 @@
-# pipeline sources (paths relative to src/).
+# Pipeline sources: the batch driver, the definition evaluator, verification, the report (paths relative to src/).
+target_sources(atoll_lib PRIVATE
+  pipeline/run_reference.cpp
+  pipeline/run_definitions.cpp
+  pipeline/verify.cpp
+  pipeline/run_pipeline.cpp
+  pipeline/report.cpp
+)

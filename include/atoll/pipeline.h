@@ -1,0 +1,87 @@
+// The batch pipeline: what `atoll compile` and `atoll run` do, as an API.
+#pragma once
+
+#include <atoll/batch.h>
+#include <atoll/graph.h>
+#include <atoll/tensor.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace atl {
+
+/// What to do with each graph of a batch.
+struct PipelineOptions {
+  enum class Mode { Compile, Run } mode = Mode::Run;
+  std::string target = "cpu";            ///< cpu, cpu-c, cuda[:sm_XX], npu[:PROFILE_OR_FILE.json]
+  bool verify = false;
+  bool bench = false;
+  bool stats = false;
+  int threads = 0;                       ///< 0 = all cores
+  std::map<std::string, std::int64_t> params;  ///< --param NAME=VALUE
+  std::string inputs_dir;                ///< --inputs DIR ("" = generate)
+  std::string dump_dir;                  ///< --dump DIR ("" = none)
+  bool progress = false;                 ///< progress lines on standard error
+};
+
+/// Results of verification (cli.md, `verify`).
+struct VerifyResult {
+  bool passed = false;
+  std::string oracle;  ///< "compiled-vs-reference" or "definition-vs-reference"
+  double max_abs_err = 0, max_rel_err = 0;
+  std::string detail;  ///< why it failed (first offending output), empty when passed
+};
+
+/// Everything report.json says of one graph.
+struct GraphResult {
+  std::string name;
+  bool ok = false;
+  std::string error;
+  std::map<std::string, std::vector<std::int64_t>> params;  ///< values used per symbol
+  std::optional<int> kernels;
+  std::optional<std::int64_t> flops;
+  std::optional<double> compile_ms;
+  std::map<std::string, double> stage_ms;
+  std::vector<std::string> fallbacks;
+  std::optional<VerifyResult> verify;
+  std::optional<nlohmann::json> stats;  ///< with --stats: what the optimizer did
+};
+
+struct BatchResult {
+  std::string batch;
+  std::string target;
+  std::optional<std::string> error;  ///< the batch as a whole could not be read
+  std::vector<GraphResult> graphs;
+  /// 0 when every graph compiled (and verified), else 1.
+  int exit_status() const;
+};
+
+/// Checks the target name; throws UserError for an unknown target or profile.
+void check_target(const std::string &target);
+
+/// Runs every graph of a batch; one failing graph does not stop the others.
+BatchResult run_pipeline(const Batch &batch, const PipelineOptions &options);
+
+/// report.json (cli.md) for a result.
+nlohmann::json report_json(const BatchResult &result);
+
+/// Compares outputs with the reference (NaN/inf positions, normwise relative
+/// error with the tolerance of each output's dtype).
+VerifyResult compare_outputs(const std::map<std::string, Tensor> &got, const std::map<std::string, Tensor> &reference,
+                             const std::vector<std::string> &outputs);
+
+/// Evaluates a concrete graph with the reference interpreter (Compute nodes:
+/// the direct Compute evaluator). Returns every tensor, feeds included.
+std::map<std::string, Tensor> run_reference(const Graph &graph, std::map<std::string, Tensor> feeds);
+
+/// Evaluates a concrete graph node by node from the registry's Compute
+/// definitions (the oracle `definition-vs-reference` compares this with
+/// run_reference). Returns every tensor, feeds included.
+std::map<std::string, Tensor> run_definitions(const Graph &graph, std::map<std::string, Tensor> feeds);
+
+}  // namespace atl

@@ -1,0 +1,52 @@
+// Builds report.json (cli.md) from a batch result.
+#include <atoll/pipeline.h>
+
+#include <cmath>
+
+namespace atl {
+
+namespace {
+
+nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+}  // namespace
+
+nlohmann::json report_json(const BatchResult &r) {
+  using nlohmann::json;
+  json out = json::object();
+  out["atoll"] = 1;
+  out["batch"] = r.batch.empty() ? json(nullptr) : json(r.batch);
+  out["target"] = r.target;
+  out["error"] = r.error ? json(*r.error) : json(nullptr);
+  out["graphs"] = json::array();
+  for (const GraphResult &g : r.graphs) {
+    json j = json::object();
+    j["name"] = g.name;
+    j["status"] = g.ok ? "ok" : "error";
+    j["error"] = g.ok ? json(nullptr) : json(g.error);
+    json params = json::object();
+    for (const auto &[name, values] : g.params) params[name] = values.size() == 1 ? json(values[0]) : json(values);
+    j["params"] = params;
+    j["kernels"] = g.kernels ? json(*g.kernels) : json(nullptr);
+    j["flops"] = g.flops ? json(*g.flops) : json(nullptr);
+    j["compile_ms"] = g.compile_ms ? json(*g.compile_ms) : json(nullptr);
+    json stages = json::object();
+    for (const auto &[stage, ms] : g.stage_ms) stages[stage] = ms;
+    j["stage_ms"] = stages;
+    j["fallbacks"] = g.fallbacks;
+    if (g.verify) {
+      json v = json::object();
+      v["passed"] = g.verify->passed;
+      v["oracle"] = g.verify->oracle;
+      v["max_abs_err"] = number_or_null(g.verify->max_abs_err);
+      v["max_rel_err"] = number_or_null(g.verify->max_rel_err);
+      if (!g.verify->detail.empty()) v["detail"] = g.verify->detail;
+      j["verify"] = v;
+    }
+    if (g.stats) j["stats"] = *g.stats;
+    out["graphs"].push_back(j);
+  }
+  return out;
+}
+
+}  // namespace atl

@@ -1,0 +1,28 @@
+# CLI tests: error cases (message and exit status), FileCheck golden tests of
+# printed stages, and the samples run end to end. Paths relative to tests/.
+
+# Error cases: tests/errors/NAME.json (or .txt for non-JSON) with NAME.expect:
+#   args: <extra arguments; default "run BATCH --verify">
+#   exit: <status>
+#   stderr: <text that must appear>   (several lines allowed)
+file(GLOB ATOLL_ERROR_CASES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/errors/*.expect)
+foreach(expect ${ATOLL_ERROR_CASES})
+  get_filename_component(case ${expect} NAME_WE)
+  add_test(NAME cli.error.${case}
+    COMMAND ${CMAKE_COMMAND} -DATOLL=$<TARGET_FILE:atoll> -DEXPECT=${expect}
+            -DDIR=${CMAKE_CURRENT_SOURCE_DIR}/errors -DWORK=${CMAKE_CURRENT_BINARY_DIR}/errors-work
+            -P ${CMAKE_CURRENT_SOURCE_DIR}/errors/check_error.cmake)
+  set_tests_properties(cli.error.${case} PROPERTIES LABELS "cli;src")
+endforeach()
+
+# Golden text: tests/golden/STAGE/NAME.json + NAME.check; the first line of
+# the .check file is "; RUN: --graph G --stage S [--format F]".
+file(GLOB ATOLL_GOLDEN_CASES CONFIGURE_DEPENDS ${CMAKE_CURRENT_SOURCE_DIR}/golden/*/*.check)
+foreach(check ${ATOLL_GOLDEN_CASES})
+  get_filename_component(case ${check} NAME_WE)
+  get_filename_component(dir ${check} DIRECTORY)
+  get_filename_component(stage ${dir} NAME)
+  add_test(NAME golden.${stage}.${case}
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/golden/run_golden.sh $<TARGET_FILE:atoll> ${FILECHECK_EXECUTABLE} ${check})
+  set_tests_properties(golden.${stage}.${case} PROPERTIES LABELS "golden;graph")
+endforeach()
