@@ -123,9 +123,11 @@ ConvPlan conv_transpose_plan(const OpContext &ctx) {
     bool same = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER";
     if (!oshape.empty() || same) {
       out = !oshape.empty() ? oshape[i] : in_sz * s;
-      // A larger output than the full result gets no contributions there.
-      std::int64_t total = std::max<std::int64_t>(0, full - out);
-      pb = auto_pad == "SAME_UPPER" ? total / 2 : total - total / 2;
+      // ONNX's rule with floor division; a negative total (an output larger
+      // than the full result) gives negative pads: positions nothing reaches.
+      std::int64_t total = full - out;
+      std::int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
+      pb = auto_pad == "SAME_UPPER" ? half : total - half;
       pe = total - pb;
     } else {
       if (auto_pad == "VALID") pb = pe = 0;

@@ -73,6 +73,12 @@ TEST_CASE("evaluate: ConvTranspose with strides, pads and groups") {
   CHECK(Op("ConvTranspose", {T({1, 1, 3}), T({1, 1, 2})}, {{"strides", {2}}})
             .eval({tensor({1, 1, 3}, {1, 2, 3}), tensor({1, 1, 2}, {1, 10})}) ==
         std::vector<double>{1, 10, 2, 20, 3, 30});
+  // output_shape past the full result: ONNX's floor-division pads (NOTSET: extra at the end)
+  Tensor x1 = tensor({1, 1, 2}, {1, 2}), w1 = tensor({1, 1, 1}, {1});
+  CHECK(Op("ConvTranspose", {T({1, 1, 2}), T({1, 1, 1})}, {{"strides", {2}}, {"output_shape", {4}}}).eval({x1, w1}) ==
+        std::vector<double>{1, 0, 2, 0});
+  CHECK(Op("ConvTranspose", {T({1, 1, 2}), T({1, 1, 1})}, {{"strides", {2}}, {"auto_pad", "SAME_UPPER"}}).eval({x1, w1}) ==
+        std::vector<double>{0, 1, 0, 2});
   // groups: 2 input channels, 1 output channel per group
   CHECK(Op("ConvTranspose", {T({1, 2, 1}), T({2, 1, 1})}, {{"group", 2}})
             .eval({tensor({1, 2, 1}, {3, 5}), tensor({2, 1, 1}, {2, 7})}) == std::vector<double>{6, 35});
