@@ -9,15 +9,6 @@ namespace {
 
 std::string compact_json(const nlohmann::json &j) { return j.dump(); }
 
-std::string role_name(TensorRole r) {
-  switch (r) {
-  case TensorRole::Input: return "input";
-  case TensorRole::Weight: return "weight";
-  case TensorRole::Intermediate: return "value";
-  }
-  return "?";
-}
-
 std::string escape_dot(const std::string &s) {
   std::string out;
   for (char c : s) {
@@ -32,7 +23,7 @@ std::string escape_dot(const std::string &s) {
 void print_graph(std::ostream &os, const Graph &graph) {
   os << "graph " << graph.name << "\n";
   for (const auto &[pname, range] : graph.params)
-    os << "  param " << pname << " in " << range.min << ":" << (range.max + 1) << "\n";
+    os << "  param " << pname << " min " << range.min << " max " << range.max << "\n";
   for (const std::string &i : graph.inputs) {
     const TensorDecl &d = graph.tensor(i);
     os << "  input " << i << ": " << d.type.str();
@@ -65,10 +56,10 @@ void print_graph_dot(std::ostream &os, const Graph &graph) {
   const NodeGraph &g = graph.nodes();
   auto vertex_label = [&](std::ostream &out, NodeId v) {
     const Node &n = g[v];
-    std::string label = n.name + "\\n" + n.op;
+    std::string label = escape_dot(n.name) + "\\n" + escape_dot(n.op);
     for (const std::string &o : n.outputs)
-      if (!o.empty()) label += "\\n" + o + ": " + graph.tensor(o).type.str();
-    out << "[label=\"" << escape_dot(label) << "\", shape=box]";
+      if (!o.empty()) label += "\\n" + escape_dot(o + ": " + graph.tensor(o).type.str());
+    out << "[label=\"" << label << "\", shape=box]";
   };
   auto edge_label = [&](std::ostream &out, NodeGraph::edge_descriptor e) {
     out << "[label=\"" << escape_dot(g[e].tensor) << "\"]";
@@ -86,7 +77,6 @@ void print_graph_dot(std::ostream &os, const Graph &graph) {
     }
   };
   boost::write_graphviz(os, g, vertex_label, edge_label, graph_props);
-  (void)role_name;
 }
 
 }  // namespace atl

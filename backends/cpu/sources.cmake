@@ -1,0 +1,1 @@
+# CPU backend sources (paths relative to backends/).

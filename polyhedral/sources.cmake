@@ -1,0 +1,1 @@
+# SCoP, dependences, schedulers, transformations, AST build (paths relative to polyhedral/).

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Atoll builds and tests with (idempotent; quiet
+# when everything is already there). Needs root or sudo.
+set -euo pipefail
+packages=(build-essential cmake ccache pkg-config
+          libisl-dev libppl-dev libgmp-dev
+          llvm-19-dev llvm-19-tools libzstd-dev libxml2-dev libz3-dev zlib1g-dev
+          libboost-graph-dev nlohmann-json3-dev doctest-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "installing: ${missing[*]}" >&2
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq >/dev/null
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Quick start 2: installs the dependencies, builds everything in Release and
+# runs every test; then builds with AddressSanitizer + UndefinedBehaviorSanitizer
+# (LeakSanitizer on) and runs the tests again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh
+jobs=$(nproc)
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build -j"$jobs" --output-on-failure
+if [ "${ATOLL_SKIP_SANITIZERS:-0}" != 1 ]; then
+  cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATOLL_SANITIZE=ON >/dev/null
+  cmake --build build-asan -j"$jobs"
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build-asan -j"$jobs" --output-on-failure ${ATOLL_SANITIZER_LABELS:+-L "$ATOLL_SANITIZER_LABELS"}
+fi
+echo "all tests passed"
