@@ -91,11 +91,9 @@ Args parse_args(int argc, char **argv) {
     else throw UsageError{"unexpected argument '" + s + "'"};
   }
   if (a.batch.empty()) throw UsageError{"missing BATCH.json argument"};
-  try {
-    check_target(a.target);
-  } catch (const UserError &e) {
-    throw UsageError{e.what()};
-  }
+  static const std::regex target_syntax(R"((cpu|cpu-c|cuda(:sm_[0-9]+)?|npu(:.+)?))");
+  if (!std::regex_match(a.target, target_syntax))
+    throw UsageError{"unknown target '" + a.target + "' (expected cpu, cpu-c, cuda[:sm_XX], npu[:PROFILE_OR_FILE.json])"};
   if (a.command == "explain" && (a.graph.empty() || a.stage.empty()))
     throw UsageError{"explain needs --graph NAME and --stage STAGE"};
   return a;
@@ -163,6 +161,7 @@ int run_build(const Args &a) {
   o.inputs_dir = a.inputs;
   o.dump_dir = a.dump;
   o.progress = !a.quiet && isatty(2);
+  check_target(a.target);  // loads and validates an NPU target description
 
   BatchResult result;
   result.target = a.target;
@@ -191,6 +190,7 @@ int run_build(const Args &a) {
 
 int run_explain(const Args &a) {
   static const std::vector<std::string> later = {"clusters", "scop", "deps", "schedule", "ast", "llvm", "c", "cuda", "npu"};
+  check_target(a.target);
   Batch batch = read_batch_file(a.batch);
   const BatchGraph *entry = nullptr;
   std::string names;

@@ -2,6 +2,7 @@
 // inputs, verify against the reference, dump tensors, and record results.
 #include <atoll/pipeline.h>
 
+#include "backends/npu/target.h"
 #include "src/runtime/init_data.h"
 #include "src/runtime/npy.h"
 
@@ -130,16 +131,10 @@ void run_graph(const BatchGraph &entry, const PipelineOptions &o, GraphResult &r
 void check_target(const std::string &target) {
   static const std::regex cuda(R"(cuda(:sm_[0-9]+)?)");
   if (target == "cpu" || target == "cpu-c" || std::regex_match(target, cuda)) return;
-  if (target == "npu") return;
-  if (target.rfind("npu:", 0) == 0) {
-    std::string what = target.substr(4);
-    if (what == "ascend-like" || what == "lite" || what == "tiny") return;
-    if (what.size() > 5 && what.substr(what.size() - 5) == ".json") {
-      if (!std::filesystem::exists(what)) throw UserError("target " + target + ": no such file '" + what + "'");
-      return;
-    }
-    throw UserError("target " + target + ": unknown NPU profile '" + what +
-                    "' (expected ascend-like, lite, tiny or a FILE.json)");
+  if (target == "npu" || target.rfind("npu:", 0) == 0) {
+    // Parses and validates the NPU target description (profile name or FILE.json).
+    (void)npu::load_target(target == "npu" ? std::string() : target.substr(4));
+    return;
   }
   throw UserError("unknown target '" + target + "' (expected cpu, cpu-c, cuda[:sm_XX], npu[:PROFILE_OR_FILE.json])");
 }
