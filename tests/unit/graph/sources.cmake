@@ -4,3 +4,6 @@ target_sources(atoll_graph_tests PRIVATE
 )
 include(unit/graph/compute/sources.cmake)
 include(unit/graph/ir/ops/sources.cmake)
+target_sources(atoll_graph_tests PRIVATE
+  unit/graph/ir/graph_test.cpp
+)

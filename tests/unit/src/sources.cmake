@@ -1,2 +1,7 @@
 # Unit tests of libatoll (paths relative to tests/).
 include(unit/src/reference/sources.cmake)
+target_sources(atoll_tests PRIVATE
+  unit/src/frontend/batch_reader_test.cpp
+  unit/src/runtime/npy_init_test.cpp
+  unit/src/pipeline/verify_test.cpp
+)

@@ -85,6 +85,10 @@ TEST_CASE("reference Slice with negative starts, ends and steps") {
   // Out-of-range starts and ends clamp.
   check_f32(run1("Slice", {{"starts", {-100}}, {"ends", {100}}, {"steps", {2}}}, {&x}, f32t({3})), {3}, {1, 3, 5});
   check_f32(run1("Slice", {{"starts", {100}}, {"ends", {-100}}, {"steps", {-3}}}, {&x}, f32t({2})), {2}, {5, 2});
+  // Reversing with the extreme ends and steps that exporters write.
+  const std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  check_f32(run1("Slice", {{"starts", {hi}}, {"ends", {lo}}, {"steps", {-1}}}, {&x}, f32t({5})), {5}, {5, 4, 3, 2, 1});
+  check_f32(run1("Slice", {{"starts", {-1}}, {"ends", {lo}}, {"steps", {lo}}}, {&x}, f32t({1})), {1}, {5});
 }
 
 TEST_CASE("reference Slice on chosen axes with an INT64_MAX end") {
