@@ -1,0 +1,46 @@
+// The polyhedral layer's facade: one cluster of a graph -> SCoP ->
+// dependences -> schedule -> LKernel, with every stage's text.
+#pragma once
+
+#include "polyhedral/ast/loop_ast.h"
+
+#include <atoll/graph.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace atl::poly {
+
+struct PolyOptions {
+  /// "isl" (default), "feautrier", "pluto" (schedule_pluto), "given" (uses `tree`).
+  std::string scheduler = "isl";
+  std::string tree;                   ///< isl YAML schedule tree for "given"
+  unsigned long quota = 2'000'000;    ///< isl operations per scheduler attempt (0 = none)
+  bool allow_reassociation = true;    ///< relax reductions (see deps/dependences.h)
+  bool parallel = true, vectorize = true;
+  /// Tests: force the fallback ladder ("quota" or "all", see ScheduleOptions).
+  std::string force_fallback;
+};
+
+struct ClusterResult {
+  std::string name;              ///< the cluster (its first node's name)
+  std::string scop_text;         ///< explain --stage scop
+  std::string deps_text;         ///< explain --stage deps
+  std::string schedule_yaml;     ///< the schedule used (isl YAML)
+  std::string original_yaml;     ///< the original-order schedule, for comparison
+  std::string algorithm;         ///< scheduler that produced the schedule
+  std::string ast_text;          ///< explain --stage ast
+  LKernel kernel;
+  std::vector<std::string> fallbacks;                  ///< for report.json
+  std::vector<std::pair<std::string, double>> timings_ms;  ///< per stage
+  std::map<std::string, std::string> array_of_tensor;  ///< graph tensor -> kernel array
+};
+
+/// Compiles one cluster (nodes in graph order) of a finalized graph. Throws
+/// atl::UserError (with graph/node filled) for user problems: a definition
+/// the polyhedral layer cannot represent, an unknown scheduler, a bad or
+/// illegal given tree (poly::IllegalSchedule, which names the dependence).
+ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &cluster, const PolyOptions &options);
+
+}  // namespace atl::poly

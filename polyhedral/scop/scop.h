@@ -1,0 +1,92 @@
+// The static control part of a cluster: statements with isl domains and
+// access relations, the arrays they touch and the statement bodies.
+#pragma once
+
+#include "graph/compute/ast.h"
+#include "polyhedral/ast/loop_ast.h"
+
+#include <atoll/graph.h>
+
+#include <isl/cpp.h>
+
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace atl::poly {
+
+/// An array of the SCoP. `array.name` is a C identifier (the graph tensor
+/// name sanitised, or NODE_formal for a node-internal temporary).
+struct ScopArray {
+  enum class Kind {
+    Input,         ///< read by the cluster, produced outside it
+    Output,        ///< produced in the cluster and used outside (or a graph output)
+    ClusterLocal,  ///< produced and consumed only inside the cluster
+    NodeInternal,  ///< a temporary of one node's definition
+  };
+  LArray array;        ///< role Input, Output, or Temporary (both temporary kinds)
+  Kind kind = Kind::Input;
+  std::string tensor;  ///< the graph tensor ("" for a node-internal temporary)
+  isl::set extent;     ///< { A[a0, ...] : 0 <= a_d < shape_d } (parametric)
+};
+
+/// One access of a statement: a map from the statement's domain to array
+/// elements. A guarded read holds only the in-bounds part; an indirect
+/// subscript reads the whole axis.
+struct ScopAccess {
+  std::string array;
+  isl::map relation;
+  bool guarded = false;
+  bool indirect = false;
+};
+
+/// One polyhedral statement (a Compute statement or its `_init`).
+struct ScopStatement {
+  std::string name;                  ///< NODE_k or NODE_k_init: the isl tuple name
+  std::string node;                  ///< the graph node it comes from
+  std::vector<std::string> indices;  ///< domain dimensions, loop-nest order (Compute names)
+  std::vector<bool> reduction;       ///< per index: a reduction index
+  isl::set domain;                   ///< parametric when the graph has symbols
+  ScopAccess write;                  ///< the element written
+  std::vector<ScopAccess> reads;     ///< every tensor read (not the implicit op= read)
+  compute::AssignOp op = compute::AssignOp::Assign;  ///< Assign for an `_init`
+  bool init = false;                 ///< stores the identity of `op` of its main statement
+  compute::AssignOp init_of = compute::AssignOp::Assign;  ///< for `_init`: the reduction it initialises
+  compute::ExprPtr lhs;              ///< Read node; tensor names are SCoP array names
+  compute::ExprPtr rhs;              ///< value (null for `_init`); array names renamed
+};
+
+/// The SCoP of a cluster. The isl objects live in the context given to
+/// build_scop; destroy the Scop before that context.
+struct Scop {
+  std::string name;                       ///< the cluster: its first node's name
+  std::vector<std::string> params;        ///< symbolic dimensions (isl parameters), sorted
+  isl::set context;                       ///< ranges of the parameters
+  std::vector<ScopStatement> statements;  ///< in original execution order
+  std::vector<ScopArray> arrays;          ///< inputs, outputs, then temporaries
+  std::map<std::string, std::string> array_of_tensor;  ///< graph tensor -> array name
+
+  const ScopStatement *statement(const std::string &name) const;
+  const ScopArray *array(const std::string &name) const;
+  isl::union_set domain() const;      ///< all statement instances
+  isl::union_map writes() const;      ///< must-writes
+  isl::union_map reads() const;       ///< may-reads, including the implicit op= read
+  /// The original order: a sequence of the statements, each a band over its
+  /// indices in loop-nest order.
+  isl::schedule original_schedule() const;
+};
+
+/// Builds the SCoP of the nodes `cluster` (in the graph's order) of a
+/// finalized graph. Throws atl::UserError naming graph and node for
+/// definitions it cannot represent, isl::exception for isl failures.
+Scop build_scop(isl::ctx ctx, const Graph &graph, const std::vector<NodeId> &cluster);
+
+/// `explain --stage scop`: parameters, arrays, then per statement its
+/// domain, accesses and body.
+void print_scop(std::ostream &os, const Scop &scop);
+
+/// `name` made a C identifier that cannot clash with C keywords.
+std::string sanitize_identifier(const std::string &name);
+
+}  // namespace atl::poly
