@@ -29,7 +29,14 @@ Window pool_window(const OpContext &ctx) {
   std::vector<std::int64_t> kernel = kernel_shape(ctx, X.shape.size() - 2, {});
   if (ctx.node.op == "MaxPool" && ctx.attr_int("storage_order", 0) != 0 && ctx.attr_int("storage_order", 0) != 1)
     fail(ctx, "storage_order must be 0 or 1");
-  return resolve_window(ctx, X, kernel, true);
+  Window w = resolve_window(ctx, X, kernel, true);
+  for (std::size_t i = 0; i < kernel.size(); ++i) {
+    std::int64_t extent = (kernel[i] - 1) * w.dilations[i] + 1;
+    if (w.pad_begin[i] >= extent || w.pad_end[i] >= extent)
+      fail(ctx, "pads on spatial axis " + std::to_string(i) + " must be smaller than the window extent " +
+                    std::to_string(extent) + " (a window would see only padding)");
+  }
+  return w;
 }
 
 std::vector<TensorType> infer_pool(const OpContext &ctx) {

@@ -78,6 +78,11 @@ std::vector<Case> cases() {
   add(Op("GlobalAveragePool", {T({2, 3, 4, 5})}));
   add(Op("GlobalMaxPool", {T({2, 3, 4})}));
   add(Op("GlobalAveragePool", {T({S("N"), 3, 4, 5})}), {{"N", 2}});
+  add(Op("GlobalAveragePool", {T({1, 3, S("H"), S("W")})}), {{"H", 3}, {"W", 2}});
+  add(Op("GlobalMaxPool", {T({1, 3, S("H")})}), {{"H", 3}});
+  add(Op("Softmax", {T({S("N"), S("K")})}), {{"N", 2}, {"K", 3}});
+  add(Op("Transpose", {T({S("N"), 3})}), {{"N", 2}});
+  add(Op("Gather", {T({5, 4}), T({S("N")}, DType::I64)}), {{"N", 3}});
   // normalization
   add(Op("BatchNormalization", {T({2, 3, 4, 4}), T({3}), T({3}), T({3}), T({3})}));
   add(Op("BatchNormalization", {T({2, 3}), T({3}), T({3}), T({3}), T({3})}, {{"epsilon", 1e-3}}));
@@ -148,11 +153,11 @@ TEST_CASE("definitions: every operator analyzes to its inferred shapes and runs"
     if (c.op.node.op == "Gather") {  // valid indices, some negative
       const atl::TensorType &ix = *c.op.ins[1];
       atl::Shape xs;
-      for (const auto &d : c.op.ins[0]->shape) xs.push_back(d.value);
+      for (const auto &d : c.op.ins[0]->shape) xs.push_back(d.is_symbolic() ? c.values.at(d.symbol) : d.value);
       atl::Tensor x(atl::DType::F32, xs), idx(ix.dtype, {});
       for (std::int64_t k = 0; k < x.numel(); ++k) x.set(k, static_cast<double>(k));
       atl::Shape is;
-      for (const auto &d : ix.shape) is.push_back(d.value);
+      for (const auto &d : ix.shape) is.push_back(d.is_symbolic() ? c.values.at(d.symbol) : d.value);
       idx = atl::Tensor(ix.dtype, is);
       for (std::int64_t k = 0; k < idx.numel(); ++k) idx.set(k, k % 2 ? -1 - k : k);
       data = {x, idx};

@@ -47,6 +47,8 @@ TEST_CASE("pool: errors") {
                        doctest::Contains("must be a float tensor"), UserError);
   CHECK_THROWS_WITH_AS(Op("MaxPool", {T({1, 3, 8, 8})}, {{"kernel_shape", {2, 2}}, {"strides", {0, 1}}}).infer(),
                        doctest::Contains("'strides' must be positive"), UserError);
+  CHECK_THROWS_WITH_AS(Op("MaxPool", {T({1, 3, 8, 8})}, {{"kernel_shape", {2, 2}}, {"pads", {2, 0, 0, 0}}}).infer(),
+                       doctest::Contains("must be smaller than the window extent 2"), UserError);
 }
 
 TEST_CASE("pool: global pools and flops") {
