@@ -5,3 +5,6 @@ target_sources(atoll_tests PRIVATE
   unit/src/runtime/npy_init_test.cpp
   unit/src/pipeline/verify_test.cpp
 )
+target_sources(atoll_tests PRIVATE
+  unit/src/ops/definitions_vs_reference_test.cpp
+)
