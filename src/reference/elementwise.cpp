@@ -110,7 +110,7 @@ std::vector<Tensor> op_gelu(const OpArgs &a) {
 
 std::vector<Tensor> op_hard_sigmoid(const OpArgs &a) {
   double alpha = a.attr_float("alpha", 0.2), beta = a.attr_float("beta", 0.5);
-  return unary(a, [=](double x) { return std::max(0.0, std::min(1.0, alpha * x + beta)); });
+  return unary(a, [=](double x) { return std::isnan(x) ? x : std::max(0.0, std::min(1.0, alpha * x + beta)); });
 }
 std::vector<Tensor> op_hard_swish(const OpArgs &a) {
   return unary(a, [](double x) { return x * std::max(0.0, std::min(1.0, x / 6.0 + 0.5)); });

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace atl::reference::detail {
 
@@ -237,11 +238,12 @@ std::vector<Tensor> op_slice(const OpArgs &a) {
     if (st > 0) {
       s = std::clamp<std::int64_t>(s, 0, dim);
       e = std::clamp<std::int64_t>(e, 0, dim);
-      len = e > s ? (e - s + st - 1) / st : 0;
+      len = e > s ? (e - s - 1) / st + 1 : 0;
     } else {
       s = std::clamp<std::int64_t>(s, 0, dim - 1);
       e = std::clamp<std::int64_t>(e, -1, dim - 1);
-      len = s > e ? (s - e + (-st) - 1) / (-st) : 0;
+      std::int64_t back = st == std::numeric_limits<std::int64_t>::min() ? std::numeric_limits<std::int64_t>::max() : -st;
+      len = s > e ? (s - e - 1) / back + 1 : 0;
     }
     first[d] = s;
     step[d] = st;

@@ -73,7 +73,7 @@ void for_each_window(const Tensor &X, const PoolSetup &s, F f) {
 
 std::vector<Tensor> op_max_pool(const OpArgs &a) {
   if (a.num_outputs() > 1) a.fail("the optional Indices output is not supported");
-  if (a.attr_int("storage_order", 0) != 0) a.fail("storage_order is only meaningful for Indices, which is not supported");
+  // storage_order only affects Indices, so it is ignored here.
   const Tensor &X = a.input(0);
   PoolSetup s = setup_pool(a, X);
   Tensor out = a.make_output(0, s.out_shape);
