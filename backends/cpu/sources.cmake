@@ -1,1 +1,12 @@
 # CPU backend sources (paths relative to backends/).
+target_sources(atoll_backends PRIVATE
+  cpu/c_build.cpp
+  cpu/cpu_backend.cpp
+  cpu/emit_c.cpp
+  cpu/jit.cpp
+  cpu/kernel_info.cpp
+  cpu/lower_to_llvm.cpp
+  cpu/object_writer.cpp
+  cpu/optimize_module.cpp
+  cpu/runtime/thread_pool.cpp
+)

@@ -1,0 +1,105 @@
+// Compiles kernels in-process with ORC LLJIT and looks up their _entry functions.
+#include "backends/cpu/jit.h"
+
+#include "backends/cpu/lower_to_llvm.h"
+#include "backends/cpu/optimize_module.h"
+#include "backends/cpu/runtime/parallel_for.h"
+
+#include <atoll/diagnostics.h>
+
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/Mangling.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Support/Error.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <cmath>
+
+namespace atl::cpu {
+
+namespace {
+
+template <typename T>
+T unwrap(llvm::Expected<T> value, const char *what) {
+  if (!value) internal_error(__FILE__, __LINE__, std::string(what) + ": " + llvm::toString(value.takeError()));
+  return std::move(*value);
+}
+
+void check(llvm::Error err, const char *what) {
+  if (err) internal_error(__FILE__, __LINE__, std::string(what) + ": " + llvm::toString(std::move(err)));
+}
+
+/// Runtime and libm functions generated code calls, bound by address so they
+/// resolve even where the executable does not export them.
+llvm::orc::SymbolMap runtime_symbols(llvm::orc::MangleAndInterner &mangle) {
+  llvm::orc::SymbolMap map;
+  auto add = [&](const char *name, auto *fn) {
+    map[mangle(name)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
+                         llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable};
+  };
+  add("atoll_parallel_for", &atoll_parallel_for);
+  using F1 = float (*)(float);
+  using D1 = double (*)(double);
+  using F2 = float (*)(float, float);
+  using D2 = double (*)(double, double);
+  add("expf", static_cast<F1>(::expf));
+  add("exp", static_cast<D1>(::exp));
+  add("logf", static_cast<F1>(::logf));
+  add("log", static_cast<D1>(::log));
+  add("tanhf", static_cast<F1>(::tanhf));
+  add("tanh", static_cast<D1>(::tanh));
+  add("erff", static_cast<F1>(::erff));
+  add("erf", static_cast<D1>(::erf));
+  add("powf", static_cast<F2>(::powf));
+  add("pow", static_cast<D2>(::pow));
+  add("sqrtf", static_cast<F1>(::sqrtf));
+  add("sqrt", static_cast<D1>(::sqrt));
+  add("floorf", static_cast<F1>(::floorf));
+  add("floor", static_cast<D1>(::floor));
+  return map;
+}
+
+}  // namespace
+
+KernelJit::KernelJit(const std::vector<poly::LKernel> &kernels, const JitOptions &options) {
+  auto context = std::make_unique<llvm::LLVMContext>();
+  std::unique_ptr<llvm::Module> module = lower_to_llvm(kernels, *context);
+  std::unique_ptr<llvm::TargetMachine> tm = host_target_machine();
+  optimize_module(*module, *tm, options.opt_level);
+  if (options.keep_ir) {
+    llvm::raw_string_ostream os(ir_);
+    module->print(os, nullptr);
+  }
+
+  auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "cannot describe the host for the JIT");
+  jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  jit_ = unwrap(llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(jtmb)).create(),
+                "cannot create the JIT");
+  llvm::orc::JITDylib &jd = jit_->getMainJITDylib();
+  llvm::orc::MangleAndInterner mangle(jit_->getExecutionSession(), jit_->getDataLayout());
+  check(jd.define(llvm::orc::absoluteSymbols(runtime_symbols(mangle))), "cannot define runtime symbols");
+  jd.addGenerator(unwrap(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+                             jit_->getDataLayout().getGlobalPrefix()),
+                         "cannot search the process for symbols"));
+  module->setDataLayout(jit_->getDataLayout());
+  check(jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))),
+        "cannot add the module to the JIT");
+  for (const poly::LKernel &k : kernels) {
+    llvm::orc::ExecutorAddr addr = unwrap(jit_->lookup(k.name + "_entry"), "cannot compile kernel");
+    entries_[k.name] = addr.toPtr<KernelEntry>();
+  }
+}
+
+KernelJit::~KernelJit() = default;
+
+KernelEntry KernelJit::entry(const std::string &kernel) const {
+  auto it = entries_.find(kernel);
+  return it == entries_.end() ? nullptr : it->second;
+}
+
+}  // namespace atl::cpu

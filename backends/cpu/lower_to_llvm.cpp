@@ -1,0 +1,645 @@
+// Lowers loop-AST kernels to LLVM IR with IRBuilder: typed function, _entry, outlined parallel bodies.
+#include "backends/cpu/lower_to_llvm.h"
+
+#include "backends/cpu/kernel_info.h"
+
+#include <atoll/diagnostics.h>
+
+#include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Metadata.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <functional>
+#include <map>
+
+namespace atl::cpu {
+
+namespace {
+
+using compute::BinOp;
+using poly::LExpr;
+using poly::LExprKind;
+using poly::LStmt;
+using poly::LStmtKind;
+using poly::LType;
+
+/// An array as seen inside one function: base pointer, extents and row-major strides.
+struct ArrayView {
+  const poly::LArray *decl = nullptr;
+  llvm::Value *base = nullptr;
+  std::vector<llvm::Value *> extents, strides;
+};
+
+/// What one function being generated knows: its arrays and its scalar variables.
+struct Frame {
+  llvm::Function *fn = nullptr;
+  std::map<std::string, ArrayView> arrays;
+  std::map<std::string, llvm::Value *> vars;  ///< parameters and enclosing iterators
+};
+
+bool is_comparison(BinOp op) {
+  switch (op) {
+  case BinOp::Lt: case BinOp::Le: case BinOp::Gt: case BinOp::Ge: case BinOp::Eq: case BinOp::Ne:
+  case BinOp::And: case BinOp::Or: return true;
+  case BinOp::Add: case BinOp::Sub: case BinOp::Mul: case BinOp::Div: case BinOp::Mod: return false;
+  }
+  return false;
+}
+
+class KernelLowering {
+public:
+  KernelLowering(const poly::LKernel &k, llvm::Module &m)
+      : k_(k), m_(m), ctx_(m.getContext()), b_(ctx_), i64_(b_.getInt64Ty()), ptr_(b_.getPtrTy()) {
+    vt_ = uses_float_values(k) ? b_.getFloatTy() : b_.getDoubleTy();
+    llvm::FastMathFlags fmf;
+    fmf.setAllowContract();
+    b_.setFastMathFlags(fmf);
+  }
+
+  void run() {
+    llvm::Function *typed = build_typed();
+    build_entry(typed);
+  }
+
+private:
+  // ---- functions -------------------------------------------------------------------------------
+
+  llvm::Function *build_typed() {
+    std::vector<llvm::Type *> args(k_.arrays.size(), ptr_);
+    args.insert(args.end(), k_.params.size(), i64_);
+    auto *fty = llvm::FunctionType::get(b_.getVoidTy(), args, false);
+    llvm::Function *fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, k_.name, m_);
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    std::vector<llvm::Value *> ptrs, params;
+    for (std::size_t i = 0; i < fn->arg_size(); ++i) {
+      llvm::Argument *a = fn->getArg(static_cast<unsigned>(i));
+      if (i < k_.arrays.size()) {
+        fn->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+        a->setName(k_.arrays[i].name);
+        ptrs.push_back(a);
+      } else {
+        a->setName(k_.params[i - k_.arrays.size()]);
+        params.push_back(a);
+      }
+    }
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn));
+    frame_ = Frame{};
+    frame_.fn = fn;
+    for (std::size_t i = 0; i < params.size(); ++i) frame_.vars[k_.params[i]] = params[i];
+    bind_arrays(ptrs);
+    stmt(*k_.body);
+    b_.CreateRetVoid();
+    return fn;
+  }
+
+  void build_entry(llvm::Function *typed) {
+    auto *fty = llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_}, false);
+    llvm::Function *fn = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, k_.name + "_entry", m_);
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    fn->getArg(0)->setName("arrays");
+    fn->getArg(1)->setName("params");
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn));
+    std::vector<llvm::Value *> args;
+    for (std::size_t i = 0; i < k_.arrays.size(); ++i)
+      args.push_back(b_.CreateLoad(ptr_, b_.CreateConstInBoundsGEP1_64(ptr_, fn->getArg(0), i), k_.arrays[i].name));
+    for (std::size_t i = 0; i < k_.params.size(); ++i)
+      args.push_back(b_.CreateLoad(i64_, b_.CreateConstInBoundsGEP1_64(i64_, fn->getArg(1), i), k_.params[i]));
+    b_.CreateCall(typed, args);
+    b_.CreateRetVoid();
+  }
+
+  /// Extents (constants or parameters) and strides of every array, in the current function.
+  void bind_arrays(const std::vector<llvm::Value *> &ptrs) {
+    for (std::size_t i = 0; i < k_.arrays.size(); ++i) {
+      const poly::LArray &a = k_.arrays[i];
+      ArrayView v;
+      v.decl = &a;
+      v.base = ptrs[i];
+      for (const Dim &d : a.shape)
+        v.extents.push_back(d.is_symbolic() ? frame_.vars.at(d.symbol) : b_.getInt64(d.value));
+      v.strides.assign(a.shape.size(), b_.getInt64(1));
+      for (std::size_t d = a.shape.size(); d-- > 1;)
+        v.strides[d - 1] = b_.CreateNSWMul(v.strides[d], v.extents[d]);
+      frame_.arrays[a.name] = v;
+    }
+  }
+
+  // ---- statements ------------------------------------------------------------------------------
+
+  void stmt(const LStmt &s) {
+    switch (s.kind) {
+    case LStmtKind::Block:
+      for (const poly::LStmtPtr &c : s.body)
+        if (c) stmt(*c);
+      return;
+    case LStmtKind::For: return loop(s);
+    case LStmtKind::If: {
+      llvm::Value *c = cond(*s.cond);
+      auto *then_bb = llvm::BasicBlock::Create(ctx_, "then", frame_.fn);
+      auto *else_bb = s.else_body ? llvm::BasicBlock::Create(ctx_, "else", frame_.fn) : nullptr;
+      auto *merge = llvm::BasicBlock::Create(ctx_, "endif", frame_.fn);
+      b_.CreateCondBr(c, then_bb, else_bb ? else_bb : merge);
+      b_.SetInsertPoint(then_bb);
+      if (s.then_body) stmt(*s.then_body);
+      b_.CreateBr(merge);
+      if (else_bb) {
+        b_.SetInsertPoint(else_bb);
+        stmt(*s.else_body);
+        b_.CreateBr(merge);
+      }
+      b_.SetInsertPoint(merge);
+      return;
+    }
+    case LStmtKind::Store: return store(s);
+    }
+  }
+
+  void store(const LStmt &s) {
+    const ArrayView &a = frame_.arrays.at(s.array);
+    llvm::Value *p = element_ptr(a, offset(a, index_list(s.indices)));
+    llvm::Value *v = value(*s.value);
+    if (s.op != compute::AssignOp::Assign) {
+      llvm::Value *old = load_element(a.decl->dtype, p);
+      llvm::FastMathFlags saved = b_.getFastMathFlags();
+      if (reduction_depth_ > 0) {
+        llvm::FastMathFlags fmf = saved;
+        fmf.setAllowReassoc();
+        b_.setFastMathFlags(fmf);
+      }
+      switch (s.op) {
+      case compute::AssignOp::Assign: break;
+      case compute::AssignOp::Add: v = b_.CreateFAdd(old, v); break;
+      case compute::AssignOp::Mul: v = b_.CreateFMul(old, v); break;
+      case compute::AssignOp::Max: v = pick(v, old, true); break;
+      case compute::AssignOp::Min: v = pick(v, old, false); break;
+      }
+      b_.setFastMathFlags(saved);
+    }
+    store_element(a.decl->dtype, p, v);
+  }
+
+  void loop(const LStmt &s) {
+    if (s.marks.count(poly::mark::kParallel))
+      if (auto ub = loop_upper_bound(s)) return parallel_loop(s, *ub);
+    llvm::Value *start = index(*s.init);
+    counted_loop(s, start, [&](llvm::Value *) { return cond(*s.cond); });
+  }
+
+  /// for (iterator = start; cond(iterator); iterator += step) body, with the loop's marks.
+  void counted_loop(const LStmt &s, llvm::Value *start, const std::function<llvm::Value *(llvm::Value *)> &cond_of) {
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    auto *header = llvm::BasicBlock::Create(ctx_, s.iterator + ".header", frame_.fn);
+    auto *body = llvm::BasicBlock::Create(ctx_, s.iterator + ".body", frame_.fn);
+    auto *exit = llvm::BasicBlock::Create(ctx_, s.iterator + ".exit", frame_.fn);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode *iv = b_.CreatePHI(i64_, 2, s.iterator);
+    iv->addIncoming(start, pre);
+    auto saved = frame_.vars.find(s.iterator) == frame_.vars.end()
+                     ? std::optional<llvm::Value *>()
+                     : std::optional<llvm::Value *>(frame_.vars[s.iterator]);
+    frame_.vars[s.iterator] = iv;
+    b_.CreateCondBr(cond_of(iv), body, exit);
+    b_.SetInsertPoint(body);
+    bool reduction = s.marks.count(poly::mark::kReduction) > 0;
+    reduction_depth_ += reduction;
+    for (const poly::LStmtPtr &c : s.body)
+      if (c) stmt(*c);
+    reduction_depth_ -= reduction;
+    llvm::Value *next = b_.CreateNSWAdd(iv, b_.getInt64(s.step), s.iterator + ".next");
+    iv->addIncoming(next, b_.GetInsertBlock());
+    llvm::BranchInst *latch = b_.CreateBr(header);
+    if (llvm::MDNode *md = loop_metadata(s)) latch->setMetadata(llvm::LLVMContext::MD_loop, md);
+    b_.SetInsertPoint(exit);
+    if (saved) frame_.vars[s.iterator] = *saved;
+    else frame_.vars.erase(s.iterator);
+  }
+
+  llvm::MDNode *loop_metadata(const LStmt &s) {
+    std::vector<llvm::Metadata *> ops{nullptr};
+    if (s.marks.count(poly::mark::kVector))
+      ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
+                                              llvm::ConstantAsMetadata::get(b_.getTrue())}));
+    if (s.marks.count(poly::mark::kUnroll))
+      ops.push_back(llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")}));
+    if (ops.size() == 1) return nullptr;
+    llvm::MDNode *md = llvm::MDNode::getDistinct(ctx_, ops);
+    md->replaceOperandWith(0, md);
+    return md;
+  }
+
+  /// A parallel loop: the body becomes NAME_parN(ctx, begin, end) over iteration
+  /// numbers; the caller packs arrays, variables and the start into ctx.
+  void parallel_loop(const LStmt &s, const LoopUpperBound &ub) {
+    llvm::Value *start = index(*s.init);
+    llvm::Value *last = index(*ub.bound);
+    if (!ub.inclusive) last = b_.CreateNSWSub(last, b_.getInt64(1));
+    llvm::Value *span = b_.CreateNSWSub(last, start);
+    llvm::Value *trip = b_.CreateSelect(b_.CreateICmpSLT(span, b_.getInt64(0)), b_.getInt64(0),
+                                        b_.CreateNSWAdd(b_.CreateSDiv(span, b_.getInt64(s.step)), b_.getInt64(1)));
+    // Captured scalars: every variable in scope, then the start.
+    std::vector<std::string> names;
+    std::vector<llvm::Value *> scalars;
+    for (auto &[n, v] : frame_.vars) names.push_back(n), scalars.push_back(v);
+    scalars.push_back(start);
+    std::string base = k_.name + "_par" + std::to_string(outlined_++);
+
+    // The worker: typed, noalias arrays, so inlining it into the trampoline keeps alias facts.
+    std::vector<llvm::Type *> wargs(k_.arrays.size(), ptr_);
+    wargs.insert(wargs.end(), scalars.size() + 2, i64_);
+    llvm::Function *worker = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), wargs, false),
+                                                    llvm::Function::InternalLinkage, base + "_body", m_);
+    worker->addFnAttr(llvm::Attribute::NoUnwind);
+    Frame outer = frame_;
+    llvm::IRBuilderBase::InsertPoint ip = b_.saveIP();
+    frame_ = Frame{};
+    frame_.fn = worker;
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", worker));
+    std::vector<llvm::Value *> ptrs;
+    for (std::size_t i = 0; i < k_.arrays.size(); ++i) {
+      worker->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+      ptrs.push_back(worker->getArg(static_cast<unsigned>(i)));
+    }
+    unsigned at = static_cast<unsigned>(k_.arrays.size());
+    for (const std::string &n : names) frame_.vars[n] = worker->getArg(at++);
+    llvm::Value *wstart = worker->getArg(at++);
+    llvm::Value *wbegin = worker->getArg(at++);
+    llvm::Value *wend = worker->getArg(at++);
+    bind_arrays(ptrs);
+    llvm::Value *step = b_.getInt64(s.step);
+    llvm::Value *first = b_.CreateNSWAdd(wstart, b_.CreateNSWMul(wbegin, step));
+    llvm::Value *stop = b_.CreateNSWAdd(wstart, b_.CreateNSWMul(wend, step));
+    counted_loop(s, first, [&](llvm::Value *iv) { return b_.CreateICmpSLT(iv, stop); });
+    b_.CreateRetVoid();
+
+    // The trampoline atoll_parallel_for calls: unpack ctx, call the worker.
+    llvm::Type *ctx_ty = llvm::ArrayType::get(i64_, k_.arrays.size() + scalars.size());
+    llvm::Function *tramp =
+        llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {ptr_, i64_, i64_}, false),
+                               llvm::Function::InternalLinkage, base, m_);
+    tramp->addFnAttr(llvm::Attribute::NoUnwind);
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", tramp));
+    std::vector<llvm::Value *> call_args;
+    for (std::size_t i = 0; i < k_.arrays.size() + scalars.size(); ++i) {
+      llvm::Value *slot = b_.CreateConstInBoundsGEP2_64(ctx_ty, tramp->getArg(0), 0, i);
+      call_args.push_back(b_.CreateLoad(i < k_.arrays.size() ? ptr_ : i64_, slot));
+    }
+    call_args.push_back(tramp->getArg(1));
+    call_args.push_back(tramp->getArg(2));
+    b_.CreateCall(worker, call_args);
+    b_.CreateRetVoid();
+
+    // Back in the caller: fill ctx (an entry-block alloca) and call the runtime.
+    frame_ = outer;
+    b_.restoreIP(ip);
+    llvm::IRBuilder<> entry(&frame_.fn->getEntryBlock(), frame_.fn->getEntryBlock().begin());
+    llvm::Value *ctx = entry.CreateAlloca(ctx_ty, nullptr, base + ".ctx");
+    for (std::size_t i = 0; i < k_.arrays.size(); ++i)
+      b_.CreateStore(frame_.arrays.at(k_.arrays[i].name).base, b_.CreateConstInBoundsGEP2_64(ctx_ty, ctx, 0, i));
+    for (std::size_t i = 0; i < scalars.size(); ++i)
+      b_.CreateStore(scalars[i], b_.CreateConstInBoundsGEP2_64(ctx_ty, ctx, 0, k_.arrays.size() + i));
+    llvm::FunctionCallee pf = m_.getOrInsertFunction(
+        "atoll_parallel_for", llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_, i64_, i64_}, false));
+    b_.CreateCall(pf, {tramp, ctx, b_.getInt64(0), trip});
+  }
+
+  // ---- memory ----------------------------------------------------------------------------------
+
+  std::vector<llvm::Value *> index_list(const std::vector<poly::LExprPtr> &idx) {
+    std::vector<llvm::Value *> out;
+    for (const poly::LExprPtr &e : idx) out.push_back(index(*e));
+    return out;
+  }
+
+  llvm::Value *offset(const ArrayView &a, const std::vector<llvm::Value *> &idx) {
+    llvm::Value *off = b_.getInt64(0);
+    for (std::size_t d = 0; d < idx.size(); ++d) off = b_.CreateNSWAdd(off, b_.CreateNSWMul(idx[d], a.strides[d]));
+    return off;
+  }
+
+  llvm::Type *storage_type(DType t) {
+    switch (t) {
+    case DType::F32: return b_.getFloatTy();
+    case DType::F16: return b_.getHalfTy();
+    case DType::BF16: return b_.getInt16Ty();
+    case DType::I8: return b_.getInt8Ty();
+    case DType::I32: return b_.getInt32Ty();
+    case DType::I64: return b_.getInt64Ty();
+    case DType::Bool: return b_.getInt8Ty();
+    }
+    return nullptr;
+  }
+
+  llvm::Value *element_ptr(const ArrayView &a, llvm::Value *off) {
+    return b_.CreateInBoundsGEP(storage_type(a.decl->dtype), a.base, off);
+  }
+
+  llvm::Value *to_vt(llvm::Value *f) { return f->getType() == vt_ ? f : b_.CreateFPExt(f, vt_); }
+  llvm::Value *to_float(llvm::Value *v) { return v->getType()->isFloatTy() ? v : b_.CreateFPTrunc(v, b_.getFloatTy()); }
+
+  llvm::Value *load_element(DType t, llvm::Value *p) {
+    llvm::Value *raw = b_.CreateLoad(storage_type(t), p);
+    switch (t) {
+    case DType::F32:
+    case DType::F16: return to_vt(raw);
+    case DType::BF16:
+      return to_vt(b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(raw, b_.getInt32Ty()), 16), b_.getFloatTy()));
+    case DType::I8:
+    case DType::I32:
+    case DType::I64: return b_.CreateSIToFP(raw, vt_);
+    case DType::Bool: return b_.CreateUIToFP(b_.CreateICmpNE(raw, b_.getInt8(0)), vt_);
+    }
+    return nullptr;
+  }
+
+  void store_element(DType t, llvm::Value *p, llvm::Value *v) {
+    llvm::Value *out = nullptr;
+    switch (t) {
+    case DType::F32: out = to_float(v); break;
+    case DType::F16: out = b_.CreateFPTrunc(to_float(v), b_.getHalfTy()); break;
+    case DType::BF16: {
+      // Round to nearest even on the float's bits; NaN stays a quiet NaN.
+      llvm::Value *f = to_float(v);
+      llvm::Value *bits = b_.CreateBitCast(f, b_.getInt32Ty());
+      llvm::Value *hi = b_.CreateLShr(bits, 16);
+      llvm::Value *lsb = b_.CreateAnd(hi, 1);
+      llvm::Value *rounded = b_.CreateLShr(b_.CreateAdd(bits, b_.CreateAdd(lsb, b_.getInt32(0x7fff))), 16);
+      llvm::Value *nan = b_.CreateOr(hi, 0x40);
+      out = b_.CreateTrunc(b_.CreateSelect(b_.CreateFCmpUNO(f, f), nan, rounded), b_.getInt16Ty());
+      break;
+    }
+    case DType::I8:
+    case DType::I32:
+    case DType::I64: out = b_.CreateTrunc(saturating_i64(v), storage_type(t)); break;
+    case DType::Bool: out = b_.CreateZExt(b_.CreateFCmpUNE(v, llvm::ConstantFP::get(vt_, 0.0)), b_.getInt8Ty()); break;
+    }
+    b_.CreateStore(out, p);
+  }
+
+  llvm::Value *saturating_i64(llvm::Value *v) {
+    return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {i64_, v->getType()}, {v});
+  }
+
+  // ---- expressions -----------------------------------------------------------------------------
+
+  /// c ? then() : otherwise(); with control flow unless both sides may be speculated.
+  llvm::Value *lazy(llvm::Value *c, bool speculate, const std::function<llvm::Value *()> &then,
+                    const std::function<llvm::Value *()> &otherwise) {
+    if (speculate) {
+      llvm::Value *t = then();
+      llvm::Value *f = otherwise();
+      return b_.CreateSelect(c, t, f);
+    }
+    auto *then_bb = llvm::BasicBlock::Create(ctx_, "sel.then", frame_.fn);
+    auto *else_bb = llvm::BasicBlock::Create(ctx_, "sel.else", frame_.fn);
+    auto *merge = llvm::BasicBlock::Create(ctx_, "sel.end", frame_.fn);
+    b_.CreateCondBr(c, then_bb, else_bb);
+    b_.SetInsertPoint(then_bb);
+    llvm::Value *t = then();
+    llvm::BasicBlock *then_end = b_.GetInsertBlock();
+    b_.CreateBr(merge);
+    b_.SetInsertPoint(else_bb);
+    llvm::Value *f = otherwise();
+    llvm::BasicBlock *else_end = b_.GetInsertBlock();
+    b_.CreateBr(merge);
+    b_.SetInsertPoint(merge);
+    llvm::PHINode *phi = b_.CreatePHI(t->getType(), 2);
+    phi->addIncoming(t, then_end);
+    phi->addIncoming(f, else_end);
+    return phi;
+  }
+
+  /// NaN-propagating min/max as the evaluator computes it: (isnan(a) || a OP b) ? a : b.
+  llvm::Value *pick(llvm::Value *a, llvm::Value *b, bool max) {
+    llvm::Value *better = max ? b_.CreateFCmpOGT(a, b) : b_.CreateFCmpOLT(a, b);
+    return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpUNO(a, a), better), a, b);
+  }
+
+  llvm::Value *floor_div(llvm::Value *a, llvm::Value *d, bool mod) {
+    llvm::Value *q = b_.CreateSDiv(a, d);
+    llvm::Value *r = b_.CreateSRem(a, d);
+    llvm::Value *adjust = b_.CreateAnd(b_.CreateICmpNE(r, b_.getInt64(0)),
+                                       b_.CreateICmpSLT(b_.CreateXor(r, d), b_.getInt64(0)));
+    if (mod) return b_.CreateSelect(adjust, b_.CreateAdd(r, d), r);
+    return b_.CreateSub(q, b_.CreateZExt(adjust, i64_));
+  }
+
+  /// An expression as an i1 condition (nonzero is true).
+  llvm::Value *cond(const LExpr &e) {
+    if (e.kind == LExprKind::Binary && is_comparison(e.binop)) {
+      const LExpr &l = *e.args[0], &r = *e.args[1];
+      if (e.binop == BinOp::And || e.binop == BinOp::Or) {
+        llvm::Value *a = cond(l);
+        bool is_and = e.binop == BinOp::And;
+        return lazy(
+            a, is_speculatable(r), [&] { return is_and ? cond(r) : b_.getTrue(); },
+            [&] { return is_and ? b_.getFalse() : cond(r); });
+      }
+      if (l.type == LType::Index) {
+        llvm::Value *a = index(l), *b = index(r);
+        switch (e.binop) {
+        case BinOp::Lt: return b_.CreateICmpSLT(a, b);
+        case BinOp::Le: return b_.CreateICmpSLE(a, b);
+        case BinOp::Gt: return b_.CreateICmpSGT(a, b);
+        case BinOp::Ge: return b_.CreateICmpSGE(a, b);
+        case BinOp::Eq: return b_.CreateICmpEQ(a, b);
+        default: return b_.CreateICmpNE(a, b);
+        }
+      }
+      llvm::Value *a = value(l), *b = value(r);
+      switch (e.binop) {
+      case BinOp::Lt: return b_.CreateFCmpOLT(a, b);
+      case BinOp::Le: return b_.CreateFCmpOLE(a, b);
+      case BinOp::Gt: return b_.CreateFCmpOGT(a, b);
+      case BinOp::Ge: return b_.CreateFCmpOGE(a, b);
+      case BinOp::Eq: return b_.CreateFCmpOEQ(a, b);
+      default: return b_.CreateFCmpUNE(a, b);
+      }
+    }
+    if (e.kind == LExprKind::Unary && e.unop == compute::UnOp::Not) return b_.CreateNot(cond(*e.args[0]));
+    if (e.type == LType::Index) return b_.CreateICmpNE(index(e), b_.getInt64(0));
+    return b_.CreateFCmpUNE(value(e), llvm::ConstantFP::get(vt_, 0.0));
+  }
+
+  llvm::Value *index(const LExpr &e) {
+    if (e.type == LType::Value) return saturating_i64(value(e));
+    switch (e.kind) {
+    case LExprKind::Int: return b_.getInt64(static_cast<std::uint64_t>(e.ival));
+    case LExprKind::Var: return frame_.vars.at(e.name);
+    case LExprKind::Unary:
+      if (e.unop == compute::UnOp::Neg) return b_.CreateNSWNeg(index(*e.args[0]));
+      return b_.CreateZExt(cond(e), i64_);
+    case LExprKind::Binary: {
+      if (is_comparison(e.binop)) return b_.CreateZExt(cond(e), i64_);
+      llvm::Value *a = index(*e.args[0]), *b = index(*e.args[1]);
+      switch (e.binop) {
+      case BinOp::Add: return b_.CreateNSWAdd(a, b);
+      case BinOp::Sub: return b_.CreateNSWSub(a, b);
+      case BinOp::Mul: return b_.CreateNSWMul(a, b);
+      case BinOp::Div: return floor_div(a, b, false);
+      default: return floor_div(a, b, true);
+      }
+    }
+    case LExprKind::Min:
+    case LExprKind::Max: {
+      llvm::Value *a = index(*e.args[0]), *b = index(*e.args[1]);
+      return e.kind == LExprKind::Min ? b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, a, b)
+                                      : b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, a, b);
+    }
+    case LExprKind::Select: return select(e);
+    case LExprKind::ToIndex: return saturating_i64(value(*e.args[0]));
+    case LExprKind::Float:
+    case LExprKind::Call:
+    case LExprKind::Load:
+    case LExprKind::GuardedLoad:
+    case LExprKind::ToValue: break;
+    }
+    internal_error(__FILE__, __LINE__, "value-kind expression typed as an index");
+  }
+
+  llvm::Value *select(const LExpr &e) {
+    llvm::Value *c = cond(*e.args[0]);
+    bool spec = is_speculatable(*e.args[1]) && is_speculatable(*e.args[2]);
+    auto side = [&](const LExpr &x) { return e.type == LType::Index ? index(x) : value(x); };
+    return lazy(c, spec, [&] { return side(*e.args[1]); }, [&] { return side(*e.args[2]); });
+  }
+
+  llvm::Value *libm(const char *float_name, const char *double_name, std::vector<llvm::Value *> args) {
+    const char *name = vt_->isFloatTy() ? float_name : double_name;
+    std::vector<llvm::Type *> types(args.size(), vt_);
+    llvm::FunctionCallee f = m_.getOrInsertFunction(name, llvm::FunctionType::get(vt_, types, false));
+    if (auto *fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+      fn->addFnAttr(llvm::Attribute::NoUnwind);
+      fn->addFnAttr(llvm::Attribute::WillReturn);
+      fn->setDoesNotAccessMemory();
+    }
+    llvm::CallInst *call = b_.CreateCall(f, args);
+    call->setDoesNotAccessMemory();
+    return call;
+  }
+
+  llvm::Value *call(const LExpr &e) {
+    std::vector<llvm::Value *> a;
+    for (const poly::LExprPtr &x : e.args) a.push_back(value(*x));
+    switch (e.func) {
+    case compute::Func::Exp: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, a[0]);
+    case compute::Func::Log: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::log, a[0]);
+    case compute::Func::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a[0]);
+    case compute::Func::Abs: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a[0]);
+    case compute::Func::Floor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, a[0]);
+    case compute::Func::Pow: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a[0], a[1]);
+    case compute::Func::Tanh: return libm("tanhf", "tanh", a);
+    case compute::Func::Erf: return libm("erff", "erf", a);
+    case compute::Func::Sigmoid: {
+      llvm::Value *one = llvm::ConstantFP::get(vt_, 1.0);
+      llvm::Value *ex = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(a[0]));
+      return b_.CreateFDiv(one, b_.CreateFAdd(one, ex));
+    }
+    case compute::Func::Min: return pick(a[0], a[1], false);
+    case compute::Func::Max: return pick(a[0], a[1], true);
+    }
+    internal_error(__FILE__, __LINE__, "unknown function");
+  }
+
+  llvm::Value *guarded_load(const LExpr &e) {
+    const LExpr &ld = *e.args[0];
+    const ArrayView &a = frame_.arrays.at(ld.name);
+    std::vector<llvm::Value *> idx = index_list(ld.args);
+    llvm::Value *inside = b_.getTrue();
+    bool all_constant_nonempty = true;
+    for (std::size_t d = 0; d < idx.size(); ++d) {
+      inside = b_.CreateAnd(inside, b_.CreateICmpULT(idx[d], a.extents[d]));  // unsigned: catches negatives
+      const Dim &dim = a.decl->shape[d];
+      if (dim.is_symbolic() || dim.value <= 0) all_constant_nonempty = false;
+    }
+    llvm::Value *off = offset(a, idx);
+    const LExpr &fallback = *e.args[1];
+    if (all_constant_nonempty && is_speculatable(fallback)) {
+      // Clamp the address so the load is always in bounds, then select: no branch in the loop.
+      llvm::Value *safe = b_.CreateSelect(inside, off, b_.getInt64(0));
+      llvm::Value *v = load_element(a.decl->dtype, element_ptr(a, safe));
+      return b_.CreateSelect(inside, v, value(fallback));
+    }
+    return lazy(inside, false, [&] { return load_element(a.decl->dtype, element_ptr(a, off)); },
+                [&] { return value(fallback); });
+  }
+
+  llvm::Value *value(const LExpr &e) {
+    if (e.type == LType::Index) return b_.CreateSIToFP(index(e), vt_);
+    switch (e.kind) {
+    case LExprKind::Float: return llvm::ConstantFP::get(vt_, e.fval);
+    case LExprKind::Unary:
+      if (e.unop == compute::UnOp::Neg) return b_.CreateFNeg(value(*e.args[0]));
+      return b_.CreateUIToFP(cond(e), vt_);
+    case LExprKind::Binary: {
+      if (is_comparison(e.binop)) return b_.CreateUIToFP(cond(e), vt_);
+      llvm::Value *a = value(*e.args[0]), *b = value(*e.args[1]);
+      switch (e.binop) {
+      case BinOp::Add: return b_.CreateFAdd(a, b);
+      case BinOp::Sub: return b_.CreateFSub(a, b);
+      case BinOp::Mul: return b_.CreateFMul(a, b);
+      case BinOp::Div: return b_.CreateFDiv(a, b);
+      default: {
+        // Floored modulo a - b * floor(a / b), unfused so it matches the reference.
+        llvm::FastMathFlags saved = b_.getFastMathFlags();
+        b_.clearFastMathFlags();
+        llvm::Value *fl = b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b_.CreateFDiv(a, b));
+        llvm::Value *r = b_.CreateFSub(a, b_.CreateFMul(b, fl));
+        b_.setFastMathFlags(saved);
+        return r;
+      }
+      }
+    }
+    case LExprKind::Min: return pick(value(*e.args[0]), value(*e.args[1]), false);
+    case LExprKind::Max: return pick(value(*e.args[0]), value(*e.args[1]), true);
+    case LExprKind::Select: return select(e);
+    case LExprKind::Call: return call(e);
+    case LExprKind::Load: {
+      const ArrayView &a = frame_.arrays.at(e.name);
+      return load_element(a.decl->dtype, element_ptr(a, offset(a, index_list(e.args))));
+    }
+    case LExprKind::GuardedLoad: return guarded_load(e);
+    case LExprKind::ToValue: return b_.CreateSIToFP(index(*e.args[0]), vt_);
+    case LExprKind::Int:
+    case LExprKind::Var:
+    case LExprKind::ToIndex: break;
+    }
+    internal_error(__FILE__, __LINE__, "index-kind expression typed as a value");
+  }
+
+  const poly::LKernel &k_;
+  llvm::Module &m_;
+  llvm::LLVMContext &ctx_;
+  llvm::IRBuilder<> b_;
+  llvm::Type *i64_, *ptr_, *vt_ = nullptr;
+  Frame frame_;
+  int reduction_depth_ = 0;
+  int outlined_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<llvm::Module> lower_to_llvm(const std::vector<poly::LKernel> &kernels, llvm::LLVMContext &context,
+                                            const std::string &module_name) {
+  std::set<std::string> names;
+  for (const poly::LKernel &k : kernels) {
+    check_kernel(k);
+    if (!names.insert(k.name).second) throw UserError("two kernels are named '" + k.name + "'");
+  }
+  auto m = std::make_unique<llvm::Module>(module_name, context);
+  for (const poly::LKernel &k : kernels) KernelLowering(k, *m).run();
+  std::string err;
+  llvm::raw_string_ostream os(err);
+  ATOLL_ASSERT(!llvm::verifyModule(*m, &os), "invalid LLVM IR from the loop AST: " + os.str());
+  return m;
+}
+
+}  // namespace atl::cpu

@@ -1,0 +1,24 @@
+// Ahead-of-time output for `atoll compile --target cpu`: a host object file and its C header.
+#pragma once
+
+#include "polyhedral/ast/loop_ast.h"
+
+#include <string>
+#include <vector>
+
+namespace atl::cpu {
+
+/// Lowers and optimizes the kernels for the host CPU and writes them as one
+/// relocatable object (PIC) to `path_o`. Kernels with parallel loops call
+/// atoll_parallel_for, so link Atoll's runtime with it. Throws UserError when
+/// a kernel is malformed or the file cannot be written.
+void write_object_file(const std::vector<poly::LKernel> &kernels, const std::string &path_o, int opt_level = 3);
+
+/// A C header (C and C++) declaring every kernel's typed function, with a
+/// comment per argument (name, shape, dtype, role), and its NAME_entry.
+std::string c_header(const std::vector<poly::LKernel> &kernels, const std::string &guard = "ATOLL_KERNELS_H");
+
+/// Writes c_header() to `path_h`; throws UserError when it cannot.
+void write_c_header(const std::vector<poly::LKernel> &kernels, const std::string &path_h);
+
+}  // namespace atl::cpu
