@@ -23,6 +23,7 @@ const char *pattern_name(PatternKind kind) {
 namespace {
 
 std::vector<TensorType> checked_infer(const OpContext &ctx);
+OpDefinition resolved_define(const OpContext &ctx);
 
 struct Registry {
   std::deque<OpInfo> storage;
@@ -30,6 +31,8 @@ struct Registry {
   std::map<std::string, const OpInfo *, std::less<>> by_name;
   /// Each operator's own inference; OpInfo::infer checks attributes first.
   std::map<std::string, std::vector<TensorType> (*)(const OpContext &), std::less<>> infer;
+  /// Each operator's own definition; OpInfo::define resolves parameter names.
+  std::map<std::string, OpDefinition (*)(const OpContext &), std::less<>> define;
 
   Registry() {
     for (auto family : {ops::elementwise_ops, ops::linalg_ops, ops::conv_ops, ops::pool_ops, ops::normalization_ops,
@@ -37,6 +40,10 @@ struct Registry {
       for (OpInfo &info : family()) {
         infer[info.name] = info.infer;
         info.infer = checked_infer;
+        if (std::string_view(info.name) != "Compute") {
+          define[info.name] = info.define;
+          info.define = resolved_define;
+        }
         storage.push_back(std::move(info));
         const OpInfo *p = &storage.back();
         ATOLL_ASSERT(by_name.emplace(p->name, p).second, std::string("operator registered twice: ") + p->name);
@@ -123,6 +130,13 @@ std::vector<TensorType> checked_infer(const OpContext &ctx) {
   else if (!ctx.node.attrs.is_null())
     throw ctx.error(ctx.node.op + ": attributes must be a JSON object");
   return registry().infer.find(ctx.node.op)->second(ctx);
+}
+
+/// The operator's definition with parameter references resolved (ops_util.h).
+OpDefinition resolved_define(const OpContext &ctx) {
+  OpDefinition d = registry().define.find(ctx.node.op)->second(ctx);
+  d.text = ops::resolve_param_refs(d.text, ctx.params);
+  return d;
 }
 
 }  // namespace

@@ -10,7 +10,7 @@ std::string count_text(const SymShape &s, int from, int to) {
   std::int64_t c = 1;
   std::string syms;
   for (int i = from; i < to; ++i) {
-    if (s[i].is_symbolic()) syms += " * " + s[i].symbol;
+    if (s[i].is_symbolic()) syms += " * " + dim_text(s[i]);
     else c *= s[i].value;
   }
   return syms.empty() ? std::to_string(c) : "(" + std::to_string(c) + syms + ")";

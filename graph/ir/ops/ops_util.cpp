@@ -2,6 +2,7 @@
 #include "graph/ir/ops/ops_util.h"
 
 #include <charconv>
+#include <cctype>
 #include <cmath>
 #include <set>
 
@@ -232,6 +233,57 @@ std::string num(double v) {
   ATOLL_ASSERT(r.ec == std::errc(), "literal too long");
   std::string s(buf, r.ptr);
   return v < 0 ? "(" + s + ")" : s;
+}
+
+std::string dim_text(const Dim &d) { return d.is_symbolic() ? "$" + d.symbol : std::to_string(d.value); }
+
+std::string resolve_param_refs(const std::string &text, const std::map<std::string, ParamRange> *params) {
+  auto ident_start = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; };
+  auto ident_char = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  std::set<std::string> used;
+  for (std::size_t i = 0; i < text.size();) {
+    if (!ident_start(text[i]) || (i && ident_char(text[i - 1]))) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < text.size() && ident_char(text[j])) ++j;
+    used.insert(text.substr(i, j - i));
+    i = j;
+  }
+  std::map<std::string, std::string> renamed;
+  std::string out;
+  for (std::size_t i = 0; i < text.size();) {
+    char c = text[i];
+    if (std::isdigit(static_cast<unsigned char>(c))) {  // a number: copy it whole
+      while (i < text.size() && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '.')) out += text[i++];
+      continue;
+    }
+    bool marked = c == '$';
+    if (!marked && !ident_start(c)) {
+      out += text[i++];
+      continue;
+    }
+    std::size_t b = marked ? i + 1 : i, j = b;
+    while (j < text.size() && ident_char(text[j])) ++j;
+    std::string name = text.substr(b, j - b);
+    std::size_t k = j;
+    while (k < text.size() && text[k] == ' ') ++k;
+    bool call_or_read = k < text.size() && text[k] == '(';
+    if (!marked && !call_or_read && params && params->count(name)) {
+      auto it = renamed.find(name);
+      if (it == renamed.end()) {
+        std::string fresh = name + "_";
+        while (params->count(fresh) || used.count(fresh)) fresh += "_";
+        used.insert(fresh);
+        it = renamed.emplace(name, fresh).first;
+      }
+      name = it->second;
+    }
+    out += name;
+    i = j;
+  }
+  return out;
 }
 
 std::string call(const std::string &name, const std::vector<std::string> &subs) {

@@ -5,6 +5,7 @@
 #include "graph/ir/op_registry.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,6 +85,13 @@ std::vector<std::int64_t> kernel_shape(const OpContext &ctx, std::size_t spatial
 // ---- Compute text ----------------------------------------------------------
 /// A numeric literal that reads back as the same double ("0.5", "(-2)", "inf").
 std::string num(double v);
+/// A dimension as a value in Compute text: its size, or a marked reference
+/// to its parameter ("$N") that resolve_param_refs turns into the name.
+std::string dim_text(const Dim &d);
+/// Resolves "$NAME" parameter references and renames every other identifier
+/// used as a value (an index) that clashes with a parameter name, so that a
+/// graph parameter called `n` or `h` cannot capture an operator's index.
+std::string resolve_param_refs(const std::string &text, const std::map<std::string, ParamRange> *params);
 /// "name(a, b, c)" (or "name()" for rank 0).
 std::string call(const std::string &name, const std::vector<std::string> &subs);
 /// Index names prefix0, prefix1, ...

@@ -129,7 +129,7 @@ OpDefinition define_global(const OpContext &ctx) {
   for (int i = 2; i < X.rank(); ++i) {
     y.push_back("0");
     xs.push_back(spatial_names(X.shape.size() - 2)[i - 2]);
-    if (X.shape[i].is_symbolic()) symbolic += " * " + X.shape[i].symbol;
+    if (X.shape[i].is_symbolic()) symbolic += " * " + dim_text(X.shape[i]);
     else count *= X.shape[i].value;
   }
   std::string Y = call("Y", y);

@@ -57,7 +57,7 @@ OpDefinition define_reduce(const OpContext &ctx) {
       continue;
     }
     if (p.keepdims) lhs.push_back("0");
-    if (X.shape[i].is_symbolic()) syms += " * " + X.shape[i].symbol;
+    if (X.shape[i].is_symbolic()) syms += " * " + dim_text(X.shape[i]);
     else count *= X.shape[i].value;
   }
   std::string y = call("reduced", lhs), x = call("data", idx);

@@ -304,7 +304,7 @@ OpDefinition define_gather(const OpContext &ctx) {
   std::vector<std::string> idx = index_names(static_cast<int>(ctx.outputs[0].shape.size()));
   std::vector<std::string> xs(idx.begin(), idx.begin() + axis);
   std::string at = call("indices", std::vector<std::string>(idx.begin() + axis, idx.begin() + axis + I.rank()));
-  xs.push_back(at + " < 0 ? " + at + " + " + X.shape[axis].str() + " : " + at);
+  xs.push_back(at + " < 0 ? " + at + " + " + dim_text(X.shape[axis]) + " : " + at);
   xs.insert(xs.end(), idx.begin() + axis + I.rank(), idx.end());
   return {call("output", idx) + " = " + call("data", xs), {"data", "indices"}, {"output"}};
 }

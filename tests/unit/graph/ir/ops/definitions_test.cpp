@@ -171,4 +171,18 @@ TEST_CASE("definitions: every operator analyzes to its inferred shapes and runs"
   }
 }
 
+TEST_CASE("definitions: graph parameters named like an operator's indices do not capture them") {
+  Op pool("GlobalAveragePool", {T({1, 2, S("h"), 3})});
+  pool.param("h", 1, 8);
+  CHECK(pool.define().text == "Y(n, c, 0, 0) +=! X(n, c, h_, w)\nY(n, c, 0, 0) = Y(n, c, 0, 0) / (3 * h)");
+  CHECK_NOTHROW(pool.check_definition({{"h", 4}}));
+  Op conv("Conv", {T({S("n"), 2, 5, 5}), T({3, 2, 3, 3})}, {{"pads", {1, 1, 1, 1}}});
+  conv.param("n", 1, 4).param("kh", 1, 4).param("i0", 1, 4);
+  CHECK(conv.define().text.find("Y(n_, m, h, w) +=! guard(X(n_, c, h + kh_ - 1") == 0);
+  CHECK_NOTHROW(conv.check_definition({{"n", 2}, {"kh", 1}, {"i0", 1}}));
+  Op soft("Softmax", {T({S("i0"), 3})});
+  soft.param("i0", 1, 4);
+  CHECK_NOTHROW(soft.check_definition({{"i0", 2}}));
+}
+
 }  // TEST_SUITE
