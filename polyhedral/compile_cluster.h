@@ -6,6 +6,7 @@
 
 #include <atoll/graph.h>
 
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>

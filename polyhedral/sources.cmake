@@ -1,1 +1,13 @@
 # SCoP, dependences, schedulers, transformations, AST build (paths relative to polyhedral/).
+target_sources(atoll_poly PRIVATE
+  isl/isl_context.cpp
+  scop/build_scop.cpp
+  scop/print_scop.cpp
+  deps/compute_dependences.cpp
+  schedule/check_legality.cpp
+  schedule/schedule_isl.cpp
+  schedule/schedule_feautrier.cpp
+  schedule/schedule_given.cpp
+)
+
+include(schedule/pluto_sources.cmake)

@@ -5,6 +5,7 @@
 #include <isl/cpp.h>
 
 #include <functional>
+#include <sstream>
 #include <string>
 
 namespace atl::poly {
@@ -41,7 +42,7 @@ public:
   bool hit() const;
 
 private:
-  isl::ctx ctx_;
+  mutable isl::ctx ctx_;
   unsigned long saved_;
 };
 
@@ -68,6 +69,19 @@ private:
 /// The schedule tree in isl's block YAML notation (reads back with
 /// isl::schedule(ctx, text)).
 std::string schedule_to_yaml(const isl::schedule &schedule);
+
+/// isl's text of an object (sets, maps, union maps, ...).
+template <class T>
+std::string isl_text(const T &object) {
+  std::ostringstream os;
+  os << object;
+  return os.str();
+}
+
+/// The tuple name of a set ("S" for { S[i] }), "" when it has none.
+std::string tuple_name(const isl::set &set);
+/// The schedule restricted to `domain`.
+isl::schedule intersect_schedule_domain(const isl::schedule &schedule, const isl::union_set &domain);
 
 /// Builds an isl AST for `schedule`. `before_for` is called before each
 /// `for` with the partial schedule (outer loops up to and including this

@@ -55,6 +55,7 @@ struct Violation {
   int dimension = 0;     ///< first schedule dimension (0-based, of the flattened
                          ///< schedule) where target runs before source; equal to the
                          ///< number of dimensions when both run at the same time
+  bool simultaneous = false;  ///< source and target instances get the same time
   std::string message() const;
 };
 

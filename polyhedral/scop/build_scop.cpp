@@ -1,0 +1,448 @@
+// Builds the SCoP of a cluster: statements from the registry's Compute
+// definitions, isl domains (parametric for symbolic dims), access relations
+// and arrays, with the statement bodies renamed to the SCoP's array names.
+#include "polyhedral/isl/isl_context.h"
+#include "polyhedral/scop/scop.h"
+
+#include "graph/compute/compute.h"
+#include "graph/ir/op_registry.h"
+
+#include <atoll/diagnostics.h>
+
+#include <algorithm>
+#include <set>
+
+namespace atl::poly {
+
+namespace {
+
+using compute::Expr;
+using compute::ExprKind;
+using compute::ExprPtr;
+using compute::QuasiAffine;
+
+const std::set<std::string> &isl_keywords() {
+  static const std::set<std::string> k = {"and", "or", "mod", "floor", "ceil", "min", "max", "exists", "infty",
+                                          "not", "implies", "true", "false", "rat", "NaN", "cond", "xor"};
+  return k;
+}
+
+/// Renames variables that isl's parser would read as keywords.
+std::string isl_var(const std::string &name) { return isl_keywords().count(name) ? name + "_" : name; }
+
+std::string qa_text(const QuasiAffine &q) {
+  std::string s = std::to_string(q.constant);
+  for (const auto &[name, coeff] : q.vars) s += " + (" + std::to_string(coeff) + ")*" + isl_var(name);
+  for (const auto &t : q.terms) {
+    std::string inner = qa_text(*t.num);
+    if (t.kind == QuasiAffine::Term::Kind::FloorDiv)
+      s += " + (" + std::to_string(t.coeff) + ")*floor((" + inner + ")/" + std::to_string(t.den) + ")";
+    else
+      s += " + (" + std::to_string(t.coeff) + ")*((" + inner + ") mod " + std::to_string(t.den) + ")";
+  }
+  return s;
+}
+
+/// An affine function of the parameters: c0 + sum c_p * p.
+struct ParamAffine {
+  std::int64_t constant = 0;
+  std::map<std::string, std::int64_t> coeff;
+  std::string text() const {
+    std::string s = std::to_string(constant);
+    for (const auto &[p, c] : coeff)
+      if (c != 0) s += " + (" + std::to_string(c) + ")*" + isl_var(p);
+    return s;
+  }
+  std::int64_t at(const std::map<std::string, std::int64_t> &v) const {
+    std::int64_t r = constant;
+    for (const auto &[p, c] : coeff) r += c * v.at(p);
+    return r;
+  }
+};
+
+/// Parameter values at which analysis runs: the base (every symbol at its
+/// minimum), one per symbol bumped by one, and a check point (maxima).
+struct Instantiations {
+  std::vector<std::string> params;
+  std::map<std::string, std::int64_t> base, check;
+  std::vector<std::map<std::string, std::int64_t>> bumped;  // parallel to params
+};
+
+Instantiations instantiations(const Graph &g) {
+  Instantiations in;
+  for (const auto &[name, r] : g.params) {
+    in.params.push_back(name);
+    in.base[name] = r.min;
+    in.check[name] = r.max;
+  }
+  for (const auto &p : in.params) {
+    auto v = in.base;
+    const ParamRange &r = g.params.at(p);
+    v[p] = r.max > r.min ? r.min + 1 : r.min;
+    in.bumped.push_back(v);
+  }
+  return in;
+}
+
+/// Fits an affine function of the parameters to values sampled at the
+/// instantiations; empty when the values are not affine.
+std::optional<ParamAffine> fit(const Instantiations &in, std::int64_t base, const std::vector<std::int64_t> &bumped,
+                               std::int64_t check) {
+  ParamAffine f;
+  f.constant = base;
+  for (std::size_t i = 0; i < in.params.size(); ++i) {
+    std::int64_t delta = in.bumped[i].at(in.params[i]) - in.base.at(in.params[i]);
+    std::int64_t c = delta == 0 ? 0 : bumped[i] - base;
+    f.coeff[in.params[i]] = c;
+    f.constant -= c * in.base.at(in.params[i]);
+  }
+  if (f.at(in.check) != check) return std::nullopt;
+  return f;
+}
+
+ExprPtr rename(const ExprPtr &e, const std::map<std::string, std::string> &names) {
+  auto copy = std::make_shared<Expr>(*e);
+  if (e->kind == ExprKind::Read) copy->name = names.at(e->name);
+  for (auto &a : copy->args) a = rename(a, names);
+  return copy;
+}
+
+struct RawAccess {
+  const Expr *read;
+  bool guarded;
+};
+
+void collect_reads(const Expr &e, bool guarded, std::vector<RawAccess> &out) {
+  if (e.kind == ExprKind::Read) out.push_back({&e, guarded});
+  if (e.kind == ExprKind::Guard) {
+    collect_reads(*e.args[0], true, out);
+    collect_reads(*e.args[1], false, out);
+    return;
+  }
+  for (const auto &a : e.args) collect_reads(*a, false, out);
+}
+
+std::string dim_text(const Dim &d) { return d.is_symbolic() ? isl_var(d.symbol) : std::to_string(d.value); }
+
+class ScopBuilder {
+public:
+  ScopBuilder(isl::ctx ctx, const Graph &g, std::vector<NodeId> cluster)
+      : ctx_(ctx), g_(g), cluster_(std::move(cluster)), inst_(instantiations(g)) {}
+
+  Scop run() {
+    // Nodes in the graph's order.
+    std::vector<NodeId> ordered;
+    for (NodeId v : g_.order())
+      if (std::find(cluster_.begin(), cluster_.end(), v) != cluster_.end()) ordered.push_back(v);
+    ATOLL_ASSERT(ordered.size() == cluster_.size(), "cluster names a node that is not in the graph");
+    ATOLL_ASSERT(!ordered.empty(), "empty cluster");
+    cluster_ = ordered;
+    scop_.name = g_.node(cluster_.front()).name;
+
+    for (const auto &p : inst_.params) {
+      scop_.params.push_back(isl_var(p));
+      prefix_ += (prefix_.empty() ? "" : ", ") + isl_var(p);
+    }
+    prefix_ = "[" + prefix_ + "] -> ";
+    std::string ctx_text;
+    for (const auto &[p, r] : g_.params)
+      ctx_text += (ctx_text.empty() ? "" : " and ") + std::to_string(r.min) + " <= " + isl_var(p) +
+                  " <= " + std::to_string(r.max);
+    scop_.context = isl::set(ctx_, prefix_ + "{ : " + (ctx_text.empty() ? "true" : ctx_text) + " }");
+
+    for (NodeId v : cluster_) graph_arrays(v);
+    for (NodeId v : cluster_) {
+      const Node &node = g_.node(v);
+      try {
+        node_statements(node);
+      } catch (const UserError &e) {
+        throw e.with({node.pointer, g_.name, node.name});
+      }
+    }
+    std::stable_sort(scop_.arrays.begin(), scop_.arrays.end(),
+                     [](const ScopArray &a, const ScopArray &b) { return a.kind < b.kind; });
+    return std::move(scop_);
+  }
+
+private:
+  isl::ctx ctx_;
+  const Graph &g_;
+  std::vector<NodeId> cluster_;
+  Instantiations inst_;
+  Scop scop_;
+  std::string prefix_;
+  std::set<std::string> used_names_;
+
+  bool in_cluster(NodeId v) const { return std::find(cluster_.begin(), cluster_.end(), v) != cluster_.end(); }
+
+  std::string unique_name(const std::string &want) {
+    std::string base = sanitize_identifier(want), name = base;
+    for (int k = 1; used_names_.count(name); ++k) name = base + "_" + std::to_string(k);
+    used_names_.insert(name);
+    return name;
+  }
+
+  isl::set extent_set(const std::string &array, const SymShape &shape) const {
+    std::string dims, cons = "true";
+    for (std::size_t d = 0; d < shape.size(); ++d) {
+      std::string o = "o" + std::to_string(d);
+      dims += (d ? ", " : "") + o;
+      cons += " and 0 <= " + o + " < " + dim_text(shape[d]);
+    }
+    return isl::set(ctx_, prefix_ + "{ " + array + "[" + dims + "] : " + cons + " }");
+  }
+
+  void add_array(const std::string &tensor, ScopArray::Kind kind, DType dtype, SymShape shape,
+                 const std::string &name_hint = {}) {
+    ScopArray a;
+    a.tensor = tensor;
+    a.kind = kind;
+    a.array.name = unique_name(name_hint.empty() ? tensor : name_hint);
+    a.array.dtype = dtype;
+    a.array.shape = std::move(shape);
+    a.array.role = kind == ScopArray::Kind::Input    ? LArray::Role::Input
+                   : kind == ScopArray::Kind::Output ? LArray::Role::Output
+                                                     : LArray::Role::Temporary;
+    a.extent = extent_set(a.array.name, a.array.shape);
+    if (!tensor.empty()) scop_.array_of_tensor[tensor] = a.array.name;
+    scop_.arrays.push_back(std::move(a));
+  }
+
+  /// Graph tensors the node reads from outside the cluster or writes.
+  void graph_arrays(NodeId v) {
+    const Node &node = g_.node(v);
+    for (const std::string &t : node.inputs) {
+      if (t.empty() || scop_.array_of_tensor.count(t)) continue;
+      auto prod = g_.producer(t);
+      if (prod && in_cluster(*prod)) continue;  // added with its producer
+      const TensorDecl &d = g_.tensor(t);
+      add_array(t, ScopArray::Kind::Input, d.type.dtype, d.type.shape);
+    }
+    for (const std::string &t : node.outputs) {
+      if (t.empty() || scop_.array_of_tensor.count(t)) continue;
+      bool escapes = std::find(g_.outputs.begin(), g_.outputs.end(), t) != g_.outputs.end();
+      bool used = false;
+      for (auto [e, end] = boost::out_edges(v, g_.nodes()); e != end; ++e) {
+        if (g_.nodes()[*e].tensor != t) continue;
+        used = true;
+        if (!in_cluster(boost::target(*e, g_.nodes()))) escapes = true;
+      }
+      const TensorDecl &d = g_.tensor(t);
+      add_array(t, escapes || !used ? ScopArray::Kind::Output : ScopArray::Kind::ClusterLocal, d.type.dtype,
+                d.type.shape);
+    }
+  }
+
+  compute::Analysis analyze_at(const Node &node, const OpContext &ctx, const OpDefinition &def,
+                               const compute::Program &prog, const std::map<std::string, std::int64_t> &values) {
+    compute::Signature sig;
+    sig.node = node.name;
+    sig.params = values;
+    auto concrete = [&](const SymShape &s) {
+      Shape out;
+      for (const Dim &d : s) out.push_back(d.is_symbolic() ? values.at(d.symbol) : d.value);
+      return out;
+    };
+    for (std::size_t i = 0; i < def.inputs.size() && i < node.inputs.size(); ++i) {
+      if (def.inputs[i].empty() || node.inputs[i].empty()) continue;
+      const TensorType &t = g_.tensor(node.inputs[i]).type;
+      sig.inputs[def.inputs[i]] = compute::TensorUse{compute::TensorRole::Input, t.dtype, concrete(t.shape)};
+    }
+    for (std::size_t i = 0; i < def.outputs.size() && i < node.outputs.size(); ++i) {
+      if (node.outputs[i].empty()) continue;
+      sig.outputs.push_back(def.outputs[i]);
+      sig.output_shapes[def.outputs[i]] = concrete(ctx.outputs[i].shape);
+    }
+    return compute::analyze(prog, sig);
+  }
+
+  void node_statements(const Node &node) {
+    const OpInfo *op = find_op(node.op);
+    if (!op) throw UserError("unknown operator '" + node.op + "'");
+    OpContext ctx{node, {}, {}, &g_.params};
+    for (const std::string &in : node.inputs)
+      ctx.inputs.push_back(in.empty() ? std::optional<TensorType>() : std::optional<TensorType>(g_.tensor(in).type));
+    for (const std::string &o : node.outputs) ctx.outputs.push_back(g_.tensor(o).type);
+    OpDefinition def = op->define(ctx);
+    auto prog = compute::parse(def.text);
+
+    // Analysis at the instantiations; index ranges and temporary shapes are
+    // fitted as affine functions of the parameters.
+    compute::Analysis base = analyze_at(node, ctx, def, *prog, inst_.base);
+    std::vector<compute::Analysis> bumped;
+    for (const auto &v : inst_.bumped) bumped.push_back(analyze_at(node, ctx, def, *prog, v));
+    compute::Analysis check = inst_.params.empty() ? base : analyze_at(node, ctx, def, *prog, inst_.check);
+    auto fitted = [&](auto get, const std::string &what) {
+      std::vector<std::int64_t> b;
+      for (const auto &a : bumped) b.push_back(get(a));
+      auto f = fit(inst_, get(base), b, get(check));
+      if (!f) throw UserError(what + " is not an affine function of the symbolic dimensions");
+      return *f;
+    };
+
+    // Formal tensor names -> SCoP arrays.
+    std::map<std::string, std::string> names;
+    for (std::size_t i = 0; i < def.inputs.size() && i < node.inputs.size(); ++i)
+      if (!def.inputs[i].empty() && !node.inputs[i].empty()) names[def.inputs[i]] = scop_.array_of_tensor.at(node.inputs[i]);
+    for (std::size_t i = 0; i < def.outputs.size() && i < node.outputs.size(); ++i)
+      if (!node.outputs[i].empty()) names[def.outputs[i]] = scop_.array_of_tensor.at(node.outputs[i]);
+    for (const auto &[formal, use] : base.tensors) {
+      if (names.count(formal)) continue;
+      SymShape shape;
+      for (std::size_t d = 0; d < use.shape.size(); ++d) {
+        ParamAffine f = fitted([&](const compute::Analysis &a) { return a.tensors.at(formal).shape[d]; },
+                               "extent " + std::to_string(d) + " of temporary '" + formal + "'");
+        std::vector<std::string> syms;
+        for (const auto &[p, c] : f.coeff)
+          if (c != 0) syms.push_back(p);
+        if (syms.empty()) shape.push_back(Dim(f.constant));
+        else if (syms.size() == 1 && f.constant == 0 && f.coeff[syms[0]] == 1) shape.push_back(Dim::sym(syms[0]));
+        else
+          throw UserError("extent " + std::to_string(d) + " of temporary '" + formal + "' is " + f.text() +
+                          ": only a constant or a symbolic dimension itself is supported");
+      }
+      add_array("", ScopArray::Kind::NodeInternal, use.dtype, shape, node.name + "_" + formal);
+      names[formal] = scop_.arrays.back().array.name;
+    }
+
+    for (std::size_t s = 0; s < base.statements.size(); ++s) {
+      const auto &as = base.statements[s];
+      const compute::Statement &src = prog->statements[as.source];
+      ScopStatement st;
+      st.name = as.name;
+      st.node = node.name;
+      st.init = as.init;
+      st.op = as.init ? compute::AssignOp::Assign : src.op;
+      st.init_of = src.op;
+      st.lhs = rename(src.lhs, names);
+      if (!as.init) st.rhs = rename(src.rhs, names);
+      std::string tuple = st.name + "[";
+      std::string cons = "true";
+      for (std::size_t k = 0; k < as.indices.size(); ++k) {
+        const auto &ix = as.indices[k];
+        st.indices.push_back(ix.name);
+        st.reduction.push_back(ix.reduction);
+        tuple += (k ? ", " : "") + isl_var(ix.name);
+        std::string what = "the range of index '" + ix.name + "' of " + as.name;
+        ParamAffine lo = fitted([&](const compute::Analysis &a) { return a.statements[s].indices[k].lo; }, what);
+        ParamAffine hi = fitted([&](const compute::Analysis &a) { return a.statements[s].indices[k].hi; }, what);
+        cons += " and " + lo.text() + " <= " + isl_var(ix.name) + " < " + hi.text();
+      }
+      tuple += "]";
+      st.domain = isl::set(ctx_, prefix_ + "{ " + tuple + " : " + cons + " }").intersect_params(scop_.context);
+      st.write = access(st, tuple, *st.lhs, false);
+      if (!as.init) {
+        std::vector<RawAccess> reads;
+        collect_reads(*st.rhs, false, reads);
+        for (const auto &r : reads) st.reads.push_back(access(st, tuple, *r.read, r.guarded));
+      }
+      scop_.statements.push_back(std::move(st));
+    }
+  }
+
+  ScopAccess access(const ScopStatement &st, const std::string &tuple, const Expr &read, bool guarded) {
+    const ScopArray *arr = scop_.array(read.name);
+    ATOLL_ASSERT(arr, "access to an unknown array " + read.name);
+    ScopAccess a;
+    a.array = read.name;
+    a.guarded = guarded;
+    std::string outs, cons = "true";
+    for (std::size_t d = 0; d < read.args.size(); ++d) {
+      std::string o = "o" + std::to_string(d);
+      outs += (d ? ", " : "") + o;
+      const Expr &s = *read.args[d];
+      if (compute::contains_read(s)) {
+        a.indirect = true;
+        cons += " and 0 <= " + o + " < " + dim_text(arr->array.shape[d]);
+        continue;
+      }
+      auto q = compute::to_quasi_affine(s);
+      if (!q) throw UserError("non-affine subscript '" + compute::print(s) + "' in '" + compute::print(read) + "'");
+      cons += " and " + o + " = " + qa_text(*q);
+    }
+    isl::map m(ctx_, prefix_ + "{ " + tuple + " -> " + read.name + "[" + outs + "] : " + cons + " }");
+    m = m.intersect_domain(st.domain);
+    if (guarded) m = m.intersect_range(arr->extent);
+    a.relation = m;
+    return a;
+  }
+};
+
+}  // namespace
+
+std::string sanitize_identifier(const std::string &name) {
+  static const std::set<std::string> reserved = {
+      "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+      "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+      "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
+      "true", "false", "and", "or", "not", "mod", "floor", "ceil", "min", "max", "exists", "infty"};
+  std::string s;
+  for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "t_" + s;
+  if (reserved.count(s)) s += "_";
+  return s;
+}
+
+const ScopStatement *Scop::statement(const std::string &n) const {
+  for (const auto &s : statements)
+    if (s.name == n) return &s;
+  return nullptr;
+}
+
+const ScopArray *Scop::array(const std::string &n) const {
+  for (const auto &a : arrays)
+    if (a.array.name == n) return &a;
+  return nullptr;
+}
+
+isl::union_set Scop::domain() const {
+  isl::union_set u = isl::union_set(context.ctx(), "{ }");
+  for (const auto &s : statements) u = u.unite(isl::union_set(s.domain));
+  return u;
+}
+
+isl::union_map Scop::writes() const {
+  isl::union_map u = isl::union_map(context.ctx(), "{ }");
+  for (const auto &s : statements) u = u.unite(isl::union_map(s.write.relation));
+  return u;
+}
+
+isl::union_map Scop::reads() const {
+  isl::union_map u = isl::union_map(context.ctx(), "{ }");
+  for (const auto &s : statements) {
+    for (const auto &r : s.reads) u = u.unite(isl::union_map(r.relation));
+    if (s.op != compute::AssignOp::Assign) u = u.unite(isl::union_map(s.write.relation));
+  }
+  return u;
+}
+
+isl::schedule Scop::original_schedule() const {
+  // isl's YAML: a sequence of filters, each a band over the indices in order.
+  std::string params;
+  for (const auto &p : this->params) params += (params.empty() ? "" : ", ") + p;
+  std::string prefix = "[" + params + "] -> ";
+  std::string text = "{ domain: \"" + isl_text(domain()) + "\", child: { sequence: [ ";
+  for (std::size_t k = 0; k < statements.size(); ++k) {
+    const ScopStatement &s = statements[k];
+    std::string tuple = s.name + "[";
+    for (std::size_t d = 0; d < s.indices.size(); ++d)
+      tuple += (d ? ", " : "") + isl_var(s.indices[d]);
+    tuple += "]";
+    text += std::string(k ? ", " : "") + "{ filter: \"" + prefix + "{ " + tuple + " }\"";
+    if (!s.indices.empty()) {
+      std::string band;
+      for (std::size_t d = 0; d < s.indices.size(); ++d)
+        band += std::string(d ? ", " : "") + "{ " + tuple + " -> [(" + isl_var(s.indices[d]) + ")] }";
+      text += ", child: { schedule: \"" + prefix + "[" + band + "]\" }";
+    }
+    text += " }";
+  }
+  text += " ] } }";
+  return isl::schedule(context.ctx(), text);
+}
+
+Scop build_scop(isl::ctx ctx, const Graph &graph, const std::vector<NodeId> &cluster) {
+  return ScopBuilder(ctx, graph, cluster).run();
+}
+
+}  // namespace atl::poly
