@@ -46,10 +46,6 @@ void require_numeric(const OpContext &ctx, const TensorType &t, const std::strin
   if (t.dtype == DType::Bool) fail(ctx, what + " must be a numeric tensor, not bool");
 }
 
-void require_signed(const OpContext &ctx, const TensorType &t, const std::string &what) {
-  require_numeric(ctx, t, what);
-}
-
 void require_bool(const OpContext &ctx, const TensorType &t, const std::string &what) {
   if (t.dtype != DType::Bool) fail(ctx, what + " must be a bool tensor, not " + dtype_name(t.dtype));
 }

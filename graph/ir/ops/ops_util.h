@@ -41,7 +41,6 @@ std::vector<std::string> in_names(const OpContext &ctx, const std::vector<std::s
 // ---- dtypes and ranks -----------------------------------------------------
 void require_float(const OpContext &ctx, const TensorType &t, const std::string &what);
 void require_numeric(const OpContext &ctx, const TensorType &t, const std::string &what);  ///< not bool
-void require_signed(const OpContext &ctx, const TensorType &t, const std::string &what);   ///< float or int
 void require_bool(const OpContext &ctx, const TensorType &t, const std::string &what);
 void require_index(const OpContext &ctx, const TensorType &t, const std::string &what);  ///< i32 / i64
 void require_same_dtype(const OpContext &ctx, const TensorType &a, const std::string &wa, const TensorType &b,

@@ -8,4 +8,5 @@ target_sources(atoll_graph_tests PRIVATE
   unit/graph/ir/ops/compute_op_test.cpp
   unit/graph/ir/ops/definitions_test.cpp
   unit/graph/ir/ops/evaluate_test.cpp
+  unit/graph/ir/ops/registry_test.cpp
 )
