@@ -48,8 +48,16 @@ static inline int64_t atoll_to_i64(double v) {
   if (v < -9223372036854775808.0) return INT64_MIN;
   return (int64_t)v;
 }
-static inline int8_t atoll_to_i8(double v) { return (int8_t)(uint8_t)(uint64_t)atoll_to_i64(v); }
-static inline int32_t atoll_to_i32(double v) { return (int32_t)(uint32_t)(uint64_t)atoll_to_i64(v); }
+/* float -> integer truncating toward zero modulo 2^64 (NaN, inf -> 0): narrowing then wraps. */
+static inline uint64_t atoll_wrap_u64(double v) {
+  if (v != v || v - v != 0) return 0;
+  if (fabs(v) < 9223372036854775808.0) return (uint64_t)(int64_t)v;
+  v = fmod(v, 18446744073709551616.0);
+  if (v < 0) v += 18446744073709551616.0;
+  return (uint64_t)v;
+}
+static inline int8_t atoll_to_i8(double v) { return (int8_t)(uint8_t)atoll_wrap_u64(v); }
+static inline int32_t atoll_to_i32(double v) { return (int32_t)(uint32_t)atoll_wrap_u64(v); }
 static inline uint32_t atoll_float_bits(float f) { union { float f; uint32_t u; } x; x.f = f; return x.u; }
 static inline float atoll_bits_float(uint32_t u) { union { float f; uint32_t u; } x; x.u = u; return x.f; }
 static inline float atoll_bf16_to_f32(uint16_t b) { return atoll_bits_float((uint32_t)b << 16); }
@@ -119,6 +127,8 @@ public:
     for (const std::string &p : k_.params) os << " *   " << p << ": int64 parameter\n";
     os << " * values computed in " << vt_ << " */\n";
     os << c_prototype(k_, true) << " {\n";
+    for (const poly::LArray &a : k_.arrays) os << "  (void)" << a.name << ";\n";
+    for (const std::string &p : k_.params) os << "  (void)" << p << ";\n";
     for (const poly::LArray &a : k_.arrays) {
       // Row-major strides: s_d = product of the extents after d.
       std::string prod = "1";
@@ -162,7 +172,7 @@ private:
         os << "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n";
       else if (s.marks.count(poly::mark::kVector) && loop_upper_bound(s))
         os << "#ifdef _OPENMP\n#pragma omp simd\n#endif\n";
-      os << pad << "for (int64_t " << s.iterator << " = " << index(*s.init) << "; " << cond(*s.cond) << "; "
+      os << pad << "for (int64_t " << s.iterator << " = " << index(*s.init) << "; " << loop_cond(*s.cond) << "; "
          << s.iterator << " += " << s.step << ") {\n";
       for (const poly::LStmtPtr &c : s.body)
         if (c) stmt(os, *c, depth + 1);
@@ -255,7 +265,19 @@ private:
     return v < 0 ? "(" + s + ")" : s;
   }
 
-  std::string cond(const LExpr &e) { return e.type == LType::Index ? index(e) : value(e); }
+  /// A loop condition: `i < e` without outer parentheses, as OpenMP's canonical loop form wants.
+  std::string loop_cond(const LExpr &e) {
+    std::string c = cond(e);
+    bool plain = e.kind == LExprKind::Binary && is_comparison(e.binop) && e.binop != BinOp::And && e.binop != BinOp::Or;
+    return plain ? c.substr(1, c.size() - 2) : c;
+  }
+
+  /// An expression in a truth context: comparisons print bare (OpenMP needs `i < e`).
+  std::string cond(const LExpr &e) {
+    if (e.kind == LExprKind::Binary && is_comparison(e.binop)) return comparison(e);
+    if (e.kind == LExprKind::Unary && e.unop == compute::UnOp::Not) return "(!" + cond(*e.args[0]) + ")";
+    return e.type == LType::Index ? index(e) : value(e);
+  }
 
   std::string comparison(const LExpr &e) {
     if (e.binop == BinOp::And) return "(" + cond(*e.args[0]) + " && " + cond(*e.args[1]) + ")";

@@ -377,11 +377,33 @@ private:
       break;
     }
     case DType::I8:
-    case DType::I32:
-    case DType::I64: out = b_.CreateTrunc(saturating_i64(v), storage_type(t)); break;
+    case DType::I32: out = b_.CreateTrunc(wrapping_i64(v), storage_type(t)); break;
+    case DType::I64: out = saturating_i64(v); break;
     case DType::Bool: out = b_.CreateZExt(b_.CreateFCmpUNE(v, llvm::ConstantFP::get(vt_, 0.0)), b_.getInt8Ty()); break;
     }
     b_.CreateStore(out, p);
+  }
+
+  /// Truncates toward zero modulo 2^64 (NaN and infinities give 0), so narrowing
+  /// wraps as atl::round_to does even past int64's range: beyond 2^63 a float
+  /// is an integer m * 2^e, reduced by shifting its mantissa (branch-free).
+  llvm::Value *wrapping_i64(llvm::Value *v) {
+    bool f32 = v->getType()->isFloatTy();
+    unsigned width = f32 ? 32 : 64, mant = f32 ? 23 : 52, bias = f32 ? 127 : 1023;
+    llvm::Type *ity = b_.getIntNTy(width);
+    llvm::Value *bits = b_.CreateBitCast(v, ity);
+    llvm::Value *exp = b_.CreateZExt(b_.CreateAnd(b_.CreateLShr(bits, mant), (1u << (width - mant - 1)) - 1), i64_);
+    llvm::Value *m = b_.CreateZExt(
+        b_.CreateOr(b_.CreateAnd(bits, llvm::ConstantInt::get(ity, (std::uint64_t(1) << mant) - 1)),
+                    llvm::ConstantInt::get(ity, std::uint64_t(1) << mant)),
+        i64_);
+    llvm::Value *e = b_.CreateSub(exp, b_.getInt64(bias + mant));
+    llvm::Value *shifted = b_.CreateSelect(b_.CreateICmpULT(e, b_.getInt64(64)), b_.CreateShl(m, e), b_.getInt64(0));
+    llvm::Value *negative = b_.CreateICmpSLT(bits, llvm::ConstantInt::get(ity, 0));
+    llvm::Value *big = b_.CreateSelect(negative, b_.CreateNeg(shifted), shifted);
+    llvm::Value *small = b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v),
+                                          llvm::ConstantFP::get(v->getType(), 9223372036854775808.0));
+    return b_.CreateSelect(small, saturating_i64(v), big);
   }
 
   llvm::Value *saturating_i64(llvm::Value *v) {

@@ -1,1 +1,8 @@
 # Unit tests of the CPU backend (target atoll_tests; paths relative to tests/).
+target_sources(atoll_tests PRIVATE
+  unit/backends/cpu/codegen_test.cpp
+  unit/backends/cpu/dtypes_calls_test.cpp
+  unit/backends/cpu/run_kernels_test.cpp
+  unit/backends/cpu/test_kernels.cpp
+  unit/backends/cpu/thread_pool_test.cpp
+)
