@@ -266,13 +266,20 @@ private:
     std::vector<llvm::Value *> ptrs;
     for (std::size_t i = 0; i < k_.arrays.size(); ++i) {
       worker->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+      worker->getArg(static_cast<unsigned>(i))->setName(k_.arrays[i].name);
       ptrs.push_back(worker->getArg(static_cast<unsigned>(i)));
     }
     unsigned at = static_cast<unsigned>(k_.arrays.size());
-    for (const std::string &n : names) frame_.vars[n] = worker->getArg(at++);
+    for (const std::string &n : names) {
+      worker->getArg(at)->setName(n);
+      frame_.vars[n] = worker->getArg(at++);
+    }
     llvm::Value *wstart = worker->getArg(at++);
     llvm::Value *wbegin = worker->getArg(at++);
     llvm::Value *wend = worker->getArg(at++);
+    wstart->setName(s.iterator + ".start");
+    wbegin->setName("begin");
+    wend->setName("end");
     bind_arrays(ptrs);
     llvm::Value *step = b_.getInt64(s.step);
     llvm::Value *first = b_.CreateNSWAdd(wstart, b_.CreateNSWMul(wbegin, step));
