@@ -99,7 +99,9 @@ std::vector<Tensor> op_conv_transpose(const OpArgs &a) {
   if (requested) {
     // ONNX: total = full - output_shape; SAME_UPPER puts the odd pad at the end, others at the beginning.
     for (std::size_t i = 0; i < n; ++i) {
-      std::int64_t total = full(i) - (*requested)[i], half = total / 2;
+      // Floor division, as ONNX's reference implementation (Python //) does when total < 0.
+      std::int64_t total = full(i) - (*requested)[i];
+      std::int64_t half = total >= 0 ? total / 2 : -((-total + 1) / 2);
       w.pads[i] = w.auto_pad == "SAME_UPPER" ? half : total - half;
       w.pads[n + i] = total - w.pads[i];
     }

@@ -163,6 +163,10 @@ std::vector<Case> conv_pool_cases() {
                    {{"strides", {2, 3}}, {"pads", {1, 0, 1, 1}}, {"group", 2}, {"output_padding", {1, 0}}}});
   cases.push_back({"ConvTranspose", {f({2, 1, 5}), f({1, 2, 3})}, {{"strides", {2}}, {"dilations", {2}}}});
   cases.push_back({"ConvTranspose", {f({1, 2, 3, 3}), f({2, 2, 3, 3})}, {{"strides", {2, 2}}, {"output_shape", {7, 6}}}});
+  // Outputs longer than the full result: negative pads split by floor division (ONNX's reference).
+  cases.push_back({"ConvTranspose", {f({1, 1, 4}), f({1, 1, 2})}, {{"strides", {3}}, {"auto_pad", "SAME_UPPER"}}});
+  cases.push_back({"ConvTranspose", {f({1, 1, 4}), f({1, 2, 2})}, {{"strides", {3}}, {"auto_pad", "SAME_LOWER"}}});
+  cases.push_back({"ConvTranspose", {f({1, 2, 3}), f({2, 1, 2})}, {{"strides", {2}}, {"output_shape", {9}}}});
   cases.push_back({"MaxPool", {f({1, 2, 7, 7})}, {{"kernel_shape", {3, 3}}}});
   cases.push_back({"MaxPool", {f({2, 3, 8, 9})}, {{"kernel_shape", {3, 2}}, {"strides", {2, 2}}, {"pads", {1, 0, 1, 1}}, {"ceil_mode", 1}}});
   cases.push_back({"MaxPool", {f({1, 1, 10})}, {{"kernel_shape", {3}}, {"dilations", {2}}, {"auto_pad", "SAME_UPPER"}}});
