@@ -1,0 +1,159 @@
+// The Pluto-style scheduler: hand-built dependence problems (skewed stencil,
+// prefix sum, matmul, fused producer/consumer), legality of every schedule,
+// coincidence marks, and the fallback when no ILP solve is allowed.
+#include "polyhedral/isl/isl_context.h"
+#include "polyhedral/schedule/schedule_pluto.h"
+
+#include <doctest/doctest.h>
+#include <isl/cpp.h>
+
+#include <string>
+#include <vector>
+
+namespace {
+
+using atl::poly::IslContext;
+using atl::poly::PlutoOptions;
+using atl::poly::PlutoProblem;
+using atl::poly::ScheduleResult;
+
+PlutoProblem problem(isl::ctx ctx, const std::vector<std::string> &domains, const std::string &validity,
+                     const std::string &coincidence = "") {
+  PlutoProblem p;
+  for (const auto &d : domains) p.statements.emplace_back(ctx, d);
+  p.context = isl::set(ctx, "{ : }");
+  p.validity = isl::union_map(ctx, validity);
+  p.coincidence = coincidence.empty() ? p.validity : p.validity.unite(isl::union_map(ctx, coincidence));
+  return p;
+}
+
+// Every dependence goes lexicographically forward in the schedule.
+bool legal(const isl::schedule &schedule, const isl::union_map &deps) {
+  isl::union_map s = schedule.get_map();
+  isl::union_set deltas = deps.apply_domain(s).apply_range(s).deltas();
+  bool ok = true;
+  deltas.foreach_set([&](isl::set d) {
+    unsigned n = d.tuple_dim();
+    std::string lexpos = "{ [";
+    for (unsigned k = 0; k < n; ++k) lexpos += (k ? ", d" : "d") + std::to_string(k);
+    lexpos += "] : ";
+    for (unsigned k = 0; k < n; ++k) {
+      lexpos += k ? " or (" : "(";
+      for (unsigned j = 0; j < k; ++j) lexpos += "d" + std::to_string(j) + " = 0 and ";
+      lexpos += "d" + std::to_string(k) + " > 0)";
+    }
+    lexpos += " }";
+    if (n == 0 || !d.is_subset(isl::set(d.ctx(), lexpos))) ok = false;
+  });
+  return ok;
+}
+
+isl::schedule_node_band first_band(const isl::schedule &s) {
+  isl::schedule_node n = s.root();
+  while (!n.isa<isl::schedule_node_band>()) n = n.child(0);
+  return n.as<isl::schedule_node_band>();
+}
+
+bool same_map(const isl::schedule &s, const std::string &expected) {
+  return s.get_map().is_equal(isl::union_map(s.ctx(), expected));
+}
+
+}  // namespace
+
+TEST_SUITE("polyhedral") {
+TEST_CASE("pluto: a Jacobi stencil with a time loop is skewed into a permutable band") {
+  IslContext ctx;
+  PlutoProblem p = problem(ctx, {"[T, N] -> { S[t, i] : 0 <= t < T and 1 <= i < N - 1 }"},
+                           "[T, N] -> { S[t, i] -> S[t + 1, i2] : 0 <= t < T - 1 and 1 <= i < N - 1 and "
+                           "1 <= i2 < N - 1 and i - 1 <= i2 <= i + 1 }");
+  ScheduleResult r = atl::poly::schedule_pluto_problem(p);
+  CHECK(r.algorithm == "pluto");
+  CHECK(r.fallbacks.empty());
+  CHECK(legal(r.schedule, p.validity));
+  isl::schedule_node_band band = first_band(r.schedule);
+  CHECK(band.n_member() == 2);
+  CHECK(band.permutable());
+  CHECK(same_map(r.schedule, "[T, N] -> { S[t, i] -> [t, t + i] }"));
+}
+
+TEST_CASE("pluto: a prefix sum keeps its carried loop, not coincident") {
+  IslContext ctx;
+  PlutoProblem p = problem(ctx, {"[N] -> { S[i] : 1 <= i < N }"}, "[N] -> { S[i] -> S[i + 1] : 1 <= i < N - 1 }");
+  ScheduleResult r = atl::poly::schedule_pluto_problem(p);
+  CHECK(r.fallbacks.empty());
+  CHECK(legal(r.schedule, p.validity));
+  CHECK(same_map(r.schedule, "[N] -> { S[i] -> [i] }"));
+  CHECK(!first_band(r.schedule).member_get_coincident(0));
+}
+
+TEST_CASE("pluto: matmul gets parallel i, j outside and the reduction k inside") {
+  IslContext ctx;
+  // C[i][j] = 0 (I) then C[i][j] += A[i][k] * B[k][j] (S); the reduction's
+  // own order is relaxed (validity) but stays in the coincidence relation.
+  PlutoProblem p = problem(ctx, {"{ I[i, j] : 0 <= i < 8 and 0 <= j < 9 }",
+                                 "{ S[i, j, k] : 0 <= i < 8 and 0 <= j < 9 and 0 <= k < 10 }"},
+                           "{ I[i, j] -> S[i, j, k] : 0 <= i < 8 and 0 <= j < 9 and 0 <= k < 10 }",
+                           "{ S[i, j, k] -> S[i, j, k + 1] : 0 <= i < 8 and 0 <= j < 9 and 0 <= k < 9 }");
+  ScheduleResult r = atl::poly::schedule_pluto_problem(p);
+  CHECK(r.fallbacks.empty());
+  CHECK(legal(r.schedule, p.validity));
+  isl::schedule_node_band outer = first_band(r.schedule);
+  REQUIRE(outer.n_member() == 2);
+  CHECK(outer.member_get_coincident(0));
+  CHECK(outer.member_get_coincident(1));
+  CHECK(same_map(r.schedule, "{ I[i, j] -> [i, j, 0, 0]; S[i, j, k] -> [i, j, 1, k] }"));
+  // Below: a sequence {I; S with band(k)}, k not coincident.
+  isl::schedule_node seq = outer.child(0);
+  REQUIRE(seq.isa<isl::schedule_node_sequence>());
+  isl::schedule_node inner = seq.child(1).child(0);
+  REQUIRE(inner.isa<isl::schedule_node_band>());
+  CHECK(!inner.as<isl::schedule_node_band>().member_get_coincident(0));
+}
+
+TEST_CASE("pluto: a producer and its consumer are fused, then ordered") {
+  IslContext ctx;
+  PlutoProblem p = problem(ctx, {"[N] -> { P[i] : 0 <= i < N }", "[N] -> { C[i] : 0 <= i < N }"},
+                           "[N] -> { P[i] -> C[i] : 0 <= i < N }");
+  ScheduleResult r = atl::poly::schedule_pluto_problem(p);
+  CHECK(r.fallbacks.empty());
+  CHECK(legal(r.schedule, p.validity));
+  isl::schedule_node_band band = first_band(r.schedule);
+  CHECK(band.child(0).isa<isl::schedule_node_sequence>());  // fused: one loop, then P before C
+  CHECK(band.member_get_coincident(0));
+  CHECK(same_map(r.schedule, "[N] -> { P[i] -> [i, 0]; C[i] -> [i, 1] }"));
+}
+
+TEST_CASE("pluto: a consumer of a neighbour is fused with a shift") {
+  IslContext ctx;
+  PlutoProblem p = problem(ctx, {"[N] -> { P[i] : 0 <= i < N }", "[N] -> { C[i] : 0 <= i < N - 1 }"},
+                           "[N] -> { P[i] -> C[i] : 0 <= i < N - 1; P[i + 1] -> C[i] : 0 <= i < N - 1 }");
+  ScheduleResult r = atl::poly::schedule_pluto_problem(p);
+  CHECK(r.fallbacks.empty());
+  CHECK(legal(r.schedule, p.validity));
+  CHECK(first_band(r.schedule).n_member() == 1);
+  CHECK(same_map(r.schedule, "[N] -> { P[i] -> [i, 0]; C[i] -> [i + 1, 1] }"));
+}
+
+TEST_CASE("pluto: a reversed dependence is cut into a sequence of components") {
+  IslContext ctx;
+  // C reads P at N - 1 - i: no non-negative hyperplane fuses them.
+  PlutoProblem p = problem(ctx, {"[N] -> { P[i] : 0 <= i < N }", "[N] -> { C[i] : 0 <= i < N }"},
+                           "[N] -> { P[i] -> C[N - 1 - i] : 0 <= i < N }");
+  ScheduleResult r = atl::poly::schedule_pluto_problem(p);
+  CHECK(r.fallbacks.empty());
+  CHECK(legal(r.schedule, p.validity));
+  CHECK(r.schedule.root().child(0).isa<isl::schedule_node_sequence>());
+}
+
+TEST_CASE("pluto: with no ILP solve allowed it falls back to the original order") {
+  IslContext ctx;
+  PlutoProblem p = problem(ctx, {"[N] -> { S[i] : 1 <= i < N }"}, "[N] -> { S[i] -> S[i + 1] : 1 <= i < N - 1 }");
+  PlutoOptions options;
+  options.max_solves = 0;
+  ScheduleResult r = atl::poly::schedule_pluto_problem(p, options);
+  CHECK(r.algorithm == "original");
+  REQUIRE(r.fallbacks.size() == 1);
+  CHECK(r.fallbacks[0].find("cap") != std::string::npos);
+  CHECK(legal(r.schedule, p.validity));
+}
+}
