@@ -120,7 +120,7 @@ public:
     ctx_ = problem.validity.ctx();
     for (const isl::set &d : problem.statements) {
       Stmt s;
-      s.name = d.space().range_tuple_id().name();
+      s.name = d.identity().domain_tuple_id().name();
       s.dims = static_cast<int>(d.tuple_dim());
       s.domain = d;
       index_[s.name] = static_cast<int>(stmts_.size());
@@ -448,27 +448,22 @@ private:
     return d;
   }
 
-  // The member as a union map (or a multi_union_pw_aff text for several).
+  // The members as isl text: a union map "{ S[i0] -> [(e)]; ... }" for one
+  // member, "[{ ... }, { ... }]" (a multi_union_pw_aff) for several.
   std::string member_text(const Node &n, const std::vector<size_t> &members) const {
     std::ostringstream os;
-    os << "{ ";
-    bool first = true;
-    for (int s : n.stmts) {
-      const Stmt &st = stmts_[static_cast<size_t>(s)];
-      os << (first ? "" : "; ") << st.name << "[";
-      first = false;
-      for (int k = 0; k < st.dims; ++k) os << (k ? ", " : "") << "i" << k;
-      os << "] -> [";
-      for (size_t m = 0; m < members.size(); ++m) {
-        const Row &r = n.members[members[m]].at(s);
-        os << (m ? ", " : "") << "(" << r.c0;
-        for (int k = 0; k < st.dims; ++k)
-          if (r.c[static_cast<size_t>(k)]) os << " + " << r.c[static_cast<size_t>(k)] << "*i" << k;
-        os << ")";
+    if (members.size() > 1) os << "[";
+    for (size_t m = 0; m < members.size(); ++m) {
+      os << (m ? ", " : "") << "{ ";
+      bool first = true;
+      for (int s : n.stmts) {
+        const Stmt &st = stmts_[static_cast<size_t>(s)];
+        os << (first ? "" : "; ") << affine_text(st, n.members[members[m]].at(s));
+        first = false;
       }
-      os << "]";
+      os << " }";
     }
-    os << " }";
+    if (members.size() > 1) os << "]";
     return os.str();
   }
 
@@ -491,7 +486,9 @@ private:
       for (size_t m = 0; m < n.members.size(); ++m)
         if (!trivial(n, n.members[m])) keep.push_back(m);
       if (keep.empty()) return insert(leaf, n.children.front());
-      isl::multi_union_pw_aff mupa(ctx_, member_text(n, keep));
+      isl::multi_union_pw_aff mupa = keep.size() == 1
+                                           ? isl::multi_union_pw_aff(isl::union_pw_aff(ctx_, member_text(n, keep)))
+                                           : isl::multi_union_pw_aff(ctx_, member_text(n, keep));
       isl::schedule_node node = leaf.insert_partial_schedule(mupa);
       isl::schedule_node_band band = node.as<isl::schedule_node_band>().set_permutable(1);
       // Coincident: no coincidence dependence between instances with the same
@@ -570,7 +567,7 @@ ScheduleResult schedule_pluto_problem(const PlutoProblem &problem, const PlutoOp
     failure = std::string("PPL: ") + e.what();
   }
   std::vector<Stmt> stmts;
-  for (const isl::set &d : problem.statements) stmts.push_back(Stmt{d.space().range_tuple_id().name(), static_cast<int>(d.tuple_dim()), d, {}});
+  for (const isl::set &d : problem.statements) stmts.push_back(Stmt{d.identity().domain_tuple_id().name(), static_cast<int>(d.tuple_dim()), d, {}});
   result.schedule = TreeBuilder(ctx, stmts, coincidence).build(original_order(stmts));
   result.algorithm = "original";
   result.fallbacks.push_back("pluto: " + failure + "; original order used");
