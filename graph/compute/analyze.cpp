@@ -115,7 +115,10 @@ public:
         fail(*first.lhs, "cannot infer the shape of '" + name + "': its statements write no element (empty ranges)");
       }
       bool is_output = std::find(sig_.outputs.begin(), sig_.outputs.end(), name) != sig_.outputs.end();
-      out_.tensors[name] = {is_output ? TensorRole::Output : TensorRole::Temporary, dtype, *shape_of(name)};
+      // Temporaries of f16/bf16 programs are kept in f32 (sums and statistics
+      // would otherwise round to 8 or 11 bits at every step).
+      DType t = !is_output && (dtype == DType::F16 || dtype == DType::BF16) ? DType::F32 : dtype;
+      out_.tensors[name] = {is_output ? TensorRole::Output : TensorRole::Temporary, t, *shape_of(name)};
     }
     return std::move(out_);
   }

@@ -8,3 +8,6 @@ target_sources(atoll_tests PRIVATE
 target_sources(atoll_tests PRIVATE
   unit/src/ops/definitions_vs_reference_test.cpp
 )
+target_sources(atoll_tests PRIVATE
+  fuzz/batch_reader_fuzz_test.cpp
+)

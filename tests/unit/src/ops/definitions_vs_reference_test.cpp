@@ -128,6 +128,8 @@ std::vector<Case> elementwise_cases() {
   cases.push_back({"Cast", {f({5})}, {{"to", "bool"}}});
   cases.push_back({"Cast", {f({3, 3})}, {{"to", "bf16"}}});
   cases.push_back({"Relu", {typed({3, 5}, DType::F16)}});
+  cases.push_back({"Softmax", {typed({3, 200}, DType::F16)}});
+  cases.push_back({"LayerNormalization", {typed({2, 300}, DType::BF16), typed({300}, DType::BF16)}});
   cases.push_back({"Add", {typed({3, 5}, DType::F16), typed({5}, DType::F16)}});
   cases.push_back({"Add", {typed({4}, DType::I8, "uniform(-50,50)"), typed({4}, DType::I8, "uniform(-50,50)")}});
   return cases;

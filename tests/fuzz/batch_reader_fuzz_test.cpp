@@ -1,0 +1,94 @@
+// Mutational fuzzing of the batch reader: random edits of valid batches must
+// give a graph or a UserError, never a crash, a hang or another exception.
+#include <atoll/batch.h>
+#include <atoll/pipeline.h>
+
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+using namespace atl;
+
+namespace {
+
+struct Rng {
+  std::uint64_t s;
+  std::uint64_t next() {
+    s ^= s << 13;
+    s ^= s >> 7;
+    s ^= s << 17;
+    return s;
+  }
+  std::size_t below(std::size_t n) { return n ? static_cast<std::size_t>(next() % n) : 0; }
+};
+
+const char *kSeeds[] = {
+    R"J({"atoll": 1, "name": "f", "graphs": [{"name": "g", "params": {"N": {"min": 1, "max": 3}},
+      "inputs": [{"name": "x", "shape": ["N", 3, 4, 4]}],
+      "weights": [{"name": "w", "shape": [2, 3, 3, 3]}, {"name": "s", "shape": [2], "dtype": "i64", "data": [0, -1]}],
+      "outputs": ["y"],
+      "nodes": [{"op": "Conv", "name": "c", "inputs": ["x", "w"], "outputs": ["c1"], "attrs": {"pads": [1, 1, 1, 1]}},
+                {"op": "Relu", "inputs": ["c1"], "outputs": ["r"]},
+                {"op": "Reshape", "inputs": ["r", "s"], "outputs": ["y"]}],
+      "schedule": {"fuse": "auto", "vectorize": true}}]})J",
+    R"J({"atoll": 1, "graphs": [{"name": "h", "inputs": [{"name": "A", "shape": [4, 5]}, {"name": "B", "shape": [5, 6]}],
+      "outputs": ["C", "D"],
+      "nodes": [{"op": "Compute", "name": "mm", "inputs": ["A", "B"], "outputs": ["C"],
+                 "attrs": {"expr": "C(i, j) +=! A(i, k) * B(k, j)"}},
+                {"op": "Softmax", "inputs": ["C"], "outputs": ["D"], "attrs": {"axis": 1}}]}]})J",
+};
+
+const char *kTokens[] = {"{", "}", "[", "]", ",", ":", "\"", "0", "-1", "1e9", "99999999999999999999", "null",
+                         "true", "\"N\"", "\"x\"", "\"Add\"", "\"f16\"", "[]", "{}", "\\u0000", "(", "+=!", "i * i"};
+
+std::string mutate(std::string s, Rng &rng) {
+  int edits = 1 + static_cast<int>(rng.below(4));
+  for (int e = 0; e < edits && !s.empty(); ++e) {
+    std::size_t pos = rng.below(s.size());
+    switch (rng.below(4)) {
+    case 0: s.erase(pos, 1 + rng.below(8)); break;
+    case 1: s.insert(pos, kTokens[rng.below(sizeof(kTokens) / sizeof(kTokens[0]))]); break;
+    case 2: s[pos] = static_cast<char>(rng.below(95) + 32); break;
+    case 3: {
+      std::size_t from = rng.below(s.size()), len = rng.below(24);
+      s.insert(pos, s.substr(from, len));
+      break;
+    }
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+TEST_SUITE("src") {
+TEST_CASE("fuzz: mutated batches give graphs or located errors") {
+  Rng rng{0x5eed1234abcdull};
+  int graphs = 0, errors = 0, verified = 0;
+  for (int i = 0; i < 1500; ++i) {
+    std::string text = mutate(kSeeds[i % 2], rng);
+    INFO("seed case " << i << ": " << text);
+    try {
+      Batch b = read_batch(text);
+      for (const BatchGraph &g : b.graphs) {
+        if (g.graph) ++graphs;
+        else ++errors;
+      }
+      if (i % 50 == 0) {  // now and then run what was read
+        PipelineOptions o;
+        o.verify = true;
+        o.target = "npu";  // definition-vs-reference: no code generation involved
+        BatchResult r = run_pipeline(b, o);
+        for (const GraphResult &g : r.graphs) verified += g.verify.has_value();
+      }
+    } catch (const UserError &) {
+      ++errors;
+    }
+  }
+  CHECK(graphs > 0);
+  CHECK(errors > 0);
+  MESSAGE("graphs read: " << graphs << ", errors: " << errors << ", verified: " << verified);
+}
+}
