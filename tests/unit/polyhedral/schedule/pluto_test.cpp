@@ -159,3 +159,75 @@ TEST_CASE("pluto: with no ILP solve allowed it falls back to the original order"
   CHECK(legal(r.schedule, p.validity));
 }
 }
+
+// ---- every node of every sample, each its own cluster ----
+
+#include "polyhedral/deps/dependences.h"
+#include "polyhedral/schedule/schedule.h"
+#include "polyhedral/scop/scop.h"
+
+#include <atoll/batch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+
+TEST_SUITE("polyhedral") {
+TEST_CASE("pluto: every sample node is scheduled legally without fallback") {
+  namespace fs = std::filesystem;
+  std::vector<fs::path> files;
+  for (const auto &entry : fs::directory_iterator(ATOLL_SAMPLES_DIR))
+    if (entry.path().extension() == ".json") files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  REQUIRE(!files.empty());
+  int scheduled = 0;
+  for (const fs::path &file : files) {
+    atl::Batch batch = atl::read_batch_file(file.string());
+    for (const atl::BatchGraph &bg : batch.graphs) {
+      if (!bg.graph) continue;
+      const atl::Graph &g = *bg.graph;
+      for (atl::NodeId v : g.order()) {
+        std::string where = file.filename().string() + " " + bg.name + " " + g.node(v).name + " (" + g.node(v).op + ")";
+        CAPTURE(where);
+        IslContext ctx;
+        atl::poly::Scop scop = atl::poly::build_scop(ctx, g, {v});
+        atl::poly::Dependences deps = atl::poly::compute_dependences(scop);
+        auto start = std::chrono::steady_clock::now();
+        ScheduleResult r = atl::poly::schedule_pluto(scop, deps);
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        MESSAGE(where << ": " << scop.statements.size() << " statements, " << ms << " ms");
+        CHECK(r.algorithm == "pluto");
+        CHECK(r.fallbacks.empty());
+        for (const auto &f : r.fallbacks) MESSAGE(f);
+        auto violation = atl::poly::check_legality(scop, deps, r.schedule);
+        CHECK(!violation.has_value());
+        if (violation) MESSAGE(violation->message());
+        ++scheduled;
+      }
+    }
+  }
+  CHECK(scheduled > 20);
+}
+
+TEST_CASE("pluto: a forced fallback on a SCoP gives the original order, recorded") {
+  std::string batch_text = R"({"atoll": 1, "graphs": [{"name": "g",
+    "inputs": [{"name": "A", "shape": [4, 5]}, {"name": "B", "shape": [5, 3]}], "outputs": ["C"],
+    "nodes": [{"op": "MatMul", "name": "mm", "inputs": ["A", "B"], "outputs": ["C"]}]}]})";
+  atl::Batch batch = atl::read_batch(batch_text);
+  REQUIRE(batch.graphs.size() == 1);
+  REQUIRE(batch.graphs[0].graph);
+  const atl::Graph &g = *batch.graphs[0].graph;
+  IslContext ctx;
+  atl::poly::Scop scop = atl::poly::build_scop(ctx, g, g.order());
+  atl::poly::Dependences deps = atl::poly::compute_dependences(scop);
+  atl::poly::ScheduleOptions options;
+  options.force_fallback = "all";
+  ScheduleResult r = atl::poly::schedule_pluto(scop, deps, options);
+  CHECK(r.algorithm == "original");
+  CHECK(r.fallbacks.size() == 1);
+  CHECK(!atl::poly::check_legality(scop, deps, r.schedule).has_value());
+  ScheduleResult p = atl::poly::schedule_pluto(scop, deps);
+  CHECK(p.algorithm == "pluto");
+  CHECK(!atl::poly::check_legality(scop, deps, p.schedule).has_value());
+}
+}
