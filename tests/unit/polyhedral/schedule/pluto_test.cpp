@@ -209,6 +209,28 @@ TEST_CASE("pluto: every sample node is scheduled legally without fallback") {
   CHECK(scheduled > 20);
 }
 
+TEST_CASE("pluto: Concat and Gather nodes are scheduled legally without fallback") {
+  std::string batch_text = R"({"atoll": 1, "graphs": [{"name": "g",
+    "inputs": [{"name": "A", "shape": [4, 5]}, {"name": "B", "shape": [3, 5]}],
+    "weights": [{"name": "idx", "shape": [3], "dtype": "i64", "data": [2, 0, 6]}], "outputs": ["G"],
+    "nodes": [{"op": "Concat", "name": "cat", "inputs": ["A", "B"], "outputs": ["C"], "attrs": {"axis": 0}},
+              {"op": "Gather", "name": "gat", "inputs": ["C", "idx"], "outputs": ["G"], "attrs": {"axis": 0}}]}]})";
+  atl::Batch batch = atl::read_batch(batch_text);
+  REQUIRE(batch.graphs.size() == 1);
+  if (batch.graphs[0].error) MESSAGE(batch.graphs[0].error->what());
+  REQUIRE(batch.graphs[0].graph);
+  const atl::Graph &g = *batch.graphs[0].graph;
+  for (atl::NodeId v : g.order()) {
+    CAPTURE(g.node(v).op);
+    IslContext ctx;
+    atl::poly::Scop scop = atl::poly::build_scop(ctx, g, {v});
+    atl::poly::Dependences deps = atl::poly::compute_dependences(scop);
+    ScheduleResult r = atl::poly::schedule_pluto(scop, deps);
+    CHECK(r.algorithm == "pluto");
+    CHECK(!atl::poly::check_legality(scop, deps, r.schedule).has_value());
+  }
+}
+
 TEST_CASE("pluto: a forced fallback on a SCoP gives the original order, recorded") {
   std::string batch_text = R"({"atoll": 1, "graphs": [{"name": "g",
     "inputs": [{"name": "A", "shape": [4, 5]}, {"name": "B", "shape": [5, 3]}], "outputs": ["C"],
