@@ -8,6 +8,8 @@ target_sources(atoll_poly PRIVATE
   schedule/schedule_isl.cpp
   schedule/schedule_feautrier.cpp
   schedule/schedule_given.cpp
+  ast/build_ast.cpp
+  compile_cluster.cpp
 )
 
 include(schedule/pluto_sources.cmake)

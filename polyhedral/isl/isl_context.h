@@ -30,8 +30,9 @@ private:
 /// Bounds the isl operations done while it lives (Polly's
 /// IslMaxOperationsGuard): isl_ctx_set_max_operations + reset on entry,
 /// the previous bound restored on exit. 0 = no bound. When the quota runs out
-/// isl fails the current call with an isl::exception (isl_error_quota);
-/// hit() then says so.
+/// isl fails the current call: isl/cpp.h throws isl::exception_quota (and
+/// resets the error state); for raw C calls, hit() says whether the last
+/// error was the quota.
 class QuotaGuard {
 public:
   QuotaGuard(isl::ctx ctx, unsigned long max_operations);

@@ -554,6 +554,7 @@ ScheduleResult schedule_pluto_problem(const PlutoProblem &problem, const PlutoOp
   ScheduleResult result;
   std::string failure;
   try {
+    QuotaGuard quota(ctx, options.quota);
     Scheduler scheduler(problem, options);
     Node root = scheduler.run();
     result.schedule = TreeBuilder(ctx, scheduler.statements(), coincidence).build(root);

@@ -33,7 +33,7 @@ ScheduleResult schedule_given(const Scop &scop, const Dependences &deps, const s
   isl::union_set want = scop.domain();
   isl::union_set got;
   try {
-    got = s.get_map().domain().intersect_params(scop.context);
+    got = s.get_map().intersect_domain(s.get_domain()).domain().intersect_params(scop.context);
   } catch (const isl::exception &e) {
     throw UserError(std::string("the schedule tree cannot be used: ") + (e.what() ? e.what() : ""), tree_hint());
   }

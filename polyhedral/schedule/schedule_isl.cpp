@@ -25,6 +25,9 @@ std::optional<isl::schedule> try_isl_scheduler(const Scop &scop, const Dependenc
       return std::nullopt;
     }
     return s;
+  } catch (const isl::exception_quota &) {
+    why = "operation quota of " + std::to_string(quota) + " exhausted";
+    return std::nullopt;
   } catch (const isl::exception &e) {
     why = guard.hit() ? "operation quota of " + std::to_string(quota) + " exhausted"
                       : std::string("isl error: ") + (e.what() ? e.what() : "");

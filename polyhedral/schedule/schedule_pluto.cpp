@@ -2,8 +2,6 @@
 // (the problem is handed to the core in pluto_core.cpp).
 #include "polyhedral/schedule/schedule_pluto.h"
 
-#include "polyhedral/isl/isl_context.h"
-
 namespace atl::poly {
 
 ScheduleResult schedule_pluto(const Scop &scop, const Dependences &deps, const ScheduleOptions &options) {
@@ -14,7 +12,7 @@ ScheduleResult schedule_pluto(const Scop &scop, const Dependences &deps, const S
   problem.coincidence = deps.all().unite(problem.validity);
   PlutoOptions pluto;
   pluto.max_solves = options.force_fallback.empty() ? 40 + 20 * static_cast<int>(scop.statements.size()) : 0;
-  QuotaGuard quota(problem.validity.ctx(), options.quota);
+  pluto.quota = options.quota;
   ScheduleResult result = schedule_pluto_problem(problem, pluto);
   if (!options.force_fallback.empty())
     result.fallbacks.back() += " (forced: " + options.force_fallback + ")";

@@ -25,6 +25,7 @@ struct PlutoOptions {
   int max_coefficient = 4;  ///< iterator coefficients of a hyperplane lie in [0, max_coefficient]
   int max_shift = 4;        ///< constant terms lie in [0, max_shift]
   int max_solves = 400;     ///< ILP solves before giving up (fallback to the original order)
+  unsigned long quota = 0;  ///< bound on isl operations of the search (0 = none); the fallback runs unbounded
 };
 
 /// What the scheduler core needs, without a Scop: statement domains in

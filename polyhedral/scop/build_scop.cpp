@@ -30,15 +30,20 @@ const std::set<std::string> &isl_keywords() {
 /// Renames variables that isl's parser would read as keywords.
 std::string isl_var(const std::string &name) { return isl_keywords().count(name) ? name + "_" : name; }
 
+/// " + c*x" or " - |c|*x" (isl's parser takes no parenthesised coefficients).
+std::string term(std::int64_t c, const std::string &x) {
+  return (c < 0 ? " - " : " + ") + std::to_string(c < 0 ? -c : c) + "*" + x;
+}
+
 std::string qa_text(const QuasiAffine &q) {
   std::string s = std::to_string(q.constant);
-  for (const auto &[name, coeff] : q.vars) s += " + (" + std::to_string(coeff) + ")*" + isl_var(name);
+  for (const auto &[name, coeff] : q.vars) s += term(coeff, isl_var(name));
   for (const auto &t : q.terms) {
     std::string inner = qa_text(*t.num);
     if (t.kind == QuasiAffine::Term::Kind::FloorDiv)
-      s += " + (" + std::to_string(t.coeff) + ")*floor((" + inner + ")/" + std::to_string(t.den) + ")";
+      s += term(t.coeff, "floor((" + inner + ")/" + std::to_string(t.den) + ")");
     else
-      s += " + (" + std::to_string(t.coeff) + ")*((" + inner + ") mod " + std::to_string(t.den) + ")";
+      s += term(t.coeff, "((" + inner + ") mod " + std::to_string(t.den) + ")");
   }
   return s;
 }
@@ -50,7 +55,7 @@ struct ParamAffine {
   std::string text() const {
     std::string s = std::to_string(constant);
     for (const auto &[p, c] : coeff)
-      if (c != 0) s += " + (" + std::to_string(c) + ")*" + isl_var(p);
+      if (c != 0) s += term(c, isl_var(p));
     return s;
   }
   std::int64_t at(const std::map<std::string, std::int64_t> &v) const {
@@ -143,7 +148,7 @@ public:
       scop_.params.push_back(isl_var(p));
       prefix_ += (prefix_.empty() ? "" : ", ") + isl_var(p);
     }
-    prefix_ = "[" + prefix_ + "] -> ";
+    if (!prefix_.empty()) prefix_ = "[" + prefix_ + "] -> ";
     std::string ctx_text;
     for (const auto &[p, r] : g_.params)
       ctx_text += (ctx_text.empty() ? "" : " and ") + std::to_string(r.min) + " <= " + isl_var(p) +
@@ -420,7 +425,7 @@ isl::schedule Scop::original_schedule() const {
   // isl's YAML: a sequence of filters, each a band over the indices in order.
   std::string params;
   for (const auto &p : this->params) params += (params.empty() ? "" : ", ") + p;
-  std::string prefix = "[" + params + "] -> ";
+  std::string prefix = params.empty() ? "" : "[" + params + "] -> ";
   std::string text = "{ domain: \"" + isl_text(domain()) + "\", child: { sequence: [ ";
   for (std::size_t k = 0; k < statements.size(); ++k) {
     const ScopStatement &s = statements[k];

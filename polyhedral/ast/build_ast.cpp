@@ -1,0 +1,317 @@
+// Builds isl's AST for a schedule and converts it once into the loop AST:
+// loops with parallel/vector/reduction marks, guards, and stores whose
+// bodies are the statements' Compute expressions with the indices replaced
+// by the isl AST's expressions of the loop iterators.
+#include "polyhedral/ast/build_ast.h"
+
+#include "polyhedral/isl/isl_context.h"
+
+#include <atoll/diagnostics.h>
+
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+
+namespace atl::poly {
+
+namespace {
+
+using compute::BinOp;
+using compute::Expr;
+using compute::ExprKind;
+
+/// What the dependences say about one generated loop.
+struct LoopInfo {
+  bool carries_any = false;        ///< some dependence (reductions included) is carried
+  bool carries_non_reduction = false;
+};
+
+std::string vars(const char *p, unsigned n) {
+  std::string s;
+  for (unsigned i = 0; i < n; ++i) s += (i ? ", " : "") + std::string(p) + std::to_string(i);
+  return s;
+}
+
+/// True when `deps`, mapped through the partial schedule, has instance
+/// pairs equal on the outer dimensions and different on the last one.
+bool carried(const isl::union_map &deps, const isl::union_map &partial) {
+  if (deps.is_empty()) return false;
+  isl::union_set deltas = deps.apply_domain(partial).apply_range(partial).deltas();
+  bool found = false;
+  deltas.foreach_set([&](isl::set d) {
+    if (found) return;
+    unsigned n = d.tuple_dim();
+    if (n == 0) return;
+    std::string c = "true";
+    for (unsigned i = 0; i + 1 < n; ++i) c += " and x" + std::to_string(i) + " = 0";
+    c += " and x" + std::to_string(n - 1) + " != 0";
+    isl::set bad(d.ctx(), "{ " + tuple_name(d) + "[" + vars("x", n) + "] : " + c + " }");
+    if (!d.intersect(bad).is_empty()) found = true;
+  });
+  return found;
+}
+
+double identity_of(compute::AssignOp op, DType t) {
+  bool integer = is_integer(t) || t == DType::Bool;
+  double lo = -std::numeric_limits<double>::infinity(), hi = std::numeric_limits<double>::infinity();
+  if (integer) {
+    switch (t) {
+    case DType::I8: lo = -128, hi = 127; break;
+    case DType::I32: lo = -2147483648.0, hi = 2147483647.0; break;
+    case DType::I64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
+    case DType::Bool: lo = 0, hi = 1; break;
+    case DType::F32: case DType::F16: case DType::BF16: break;
+    }
+  }
+  switch (op) {
+  case compute::AssignOp::Add: return 0;
+  case compute::AssignOp::Mul: return 1;
+  case compute::AssignOp::Max: return lo;
+  case compute::AssignOp::Min: return hi;
+  case compute::AssignOp::Assign: return 0;
+  }
+  return 0;
+}
+
+class Converter {
+public:
+  Converter(const Scop &scop, const std::vector<LoopInfo> &loops, const AstOptions &o)
+      : scop_(scop), loops_(loops), opts_(o) {}
+
+  LStmtPtr node(const isl::ast_node &n, bool inside_parallel) {
+    if (n.isa<isl::ast_node_block>()) {
+      std::vector<LStmtPtr> body;
+      isl::ast_node_list list = n.as<isl::ast_node_block>().children();
+      for (unsigned i = 0; i < list.size(); ++i) body.push_back(node(list.at(i), inside_parallel));
+      return build::block(std::move(body));
+    }
+    if (n.isa<isl::ast_node_for>()) return loop(n.as<isl::ast_node_for>(), for_tag(n), inside_parallel);
+    if (n.isa<isl::ast_node_if>()) {
+      auto i = n.as<isl::ast_node_if>();
+      LStmtPtr else_body = i.has_else_node() ? as_block(node(i.else_node(), inside_parallel)) : nullptr;
+      return build::branch(expr(i.cond()), as_block(node(i.then_node(), inside_parallel)), else_body);
+    }
+    if (n.isa<isl::ast_node_mark>()) return node(n.as<isl::ast_node_mark>().node(), inside_parallel);
+    if (n.isa<isl::ast_node_user>()) return statement(n.as<isl::ast_node_user>().expr());
+    ATOLL_ASSERT(false, "unknown isl AST node kind");
+    return nullptr;
+  }
+
+private:
+  const Scop &scop_;
+  const std::vector<LoopInfo> &loops_;
+  AstOptions opts_;
+
+  static LStmtPtr as_block(LStmtPtr s) { return s->kind == LStmtKind::Block ? s : build::block({s}); }
+
+  LStmtPtr loop(const isl::ast_node_for &f, int tag, bool inside_parallel) {
+    std::string it = f.iterator().as<isl::ast_expr_id>().id().name();
+    LoopInfo info = tag >= 0 && tag < static_cast<int>(loops_.size()) ? loops_[tag] : LoopInfo{true, true};
+    bool par = opts_.parallel && !inside_parallel && !info.carries_any;
+    LStmtPtr body = as_block(node(f.body(), inside_parallel || par));
+    std::int64_t step = f.inc().as<isl::ast_expr_int>().val().get_num_si();
+    std::set<std::string> marks;
+    if (par) marks.insert(mark::kParallel);
+    if (!info.carries_non_reduction && info.carries_any) marks.insert(mark::kReduction);
+    if (opts_.vectorize && !info.carries_any && step == 1 && innermost(*body) && unit_stride(*body, it))
+      marks.insert(mark::kVector);
+    return build::loop(it, expr(f.init()), expr(f.cond()), step, body, marks);
+  }
+
+  static bool innermost(const LStmt &s) {
+    switch (s.kind) {
+    case LStmtKind::For: return false;
+    case LStmtKind::Block:
+      for (const auto &b : s.body)
+        if (!innermost(*b)) return false;
+      return true;
+    case LStmtKind::If: return innermost(*s.then_body) && (!s.else_body || innermost(*s.else_body));
+    case LStmtKind::Store: return true;
+    }
+    return true;
+  }
+
+  /// Coefficient of `it` in an Index expression; empty when not linear in it.
+  static std::optional<std::int64_t> coeff(const LExpr &e, const std::string &it) {
+    switch (e.kind) {
+    case LExprKind::Int: case LExprKind::Float: return 0;
+    case LExprKind::Var: return e.name == it ? 1 : 0;
+    case LExprKind::Unary: {
+      auto a = coeff(*e.args[0], it);
+      if (!a) return std::nullopt;
+      return e.unop == compute::UnOp::Neg ? -*a : (*a == 0 ? std::optional<std::int64_t>(0) : std::nullopt);
+    }
+    case LExprKind::Binary: {
+      auto a = coeff(*e.args[0], it), b = coeff(*e.args[1], it);
+      if (!a || !b) return std::nullopt;
+      if (e.binop == BinOp::Add) return *a + *b;
+      if (e.binop == BinOp::Sub) return *a - *b;
+      if (e.binop == BinOp::Mul) {
+        if (*a == 0 && *b == 0) return 0;
+        if (*a == 0 && e.args[0]->kind == LExprKind::Int) return e.args[0]->ival * *b;
+        if (*b == 0 && e.args[1]->kind == LExprKind::Int) return e.args[1]->ival * *a;
+        return std::nullopt;
+      }
+      return (*a == 0 && *b == 0) ? std::optional<std::int64_t>(0) : std::nullopt;
+    }
+    case LExprKind::Min: case LExprKind::Max: case LExprKind::Select: case LExprKind::Call:
+    case LExprKind::Load: case LExprKind::GuardedLoad: case LExprKind::ToValue: case LExprKind::ToIndex:
+      for (const auto &a : e.args) {
+        auto c = coeff(*a, it);
+        if (!c || *c != 0) return std::nullopt;
+      }
+      return 0;
+    }
+    return std::nullopt;
+  }
+
+  /// Every store writes consecutive elements along `it` (last subscript
+  /// coefficient 1, others 0).
+  static bool unit_stride(const LStmt &s, const std::string &it) {
+    switch (s.kind) {
+    case LStmtKind::For: return false;
+    case LStmtKind::Block:
+      for (const auto &b : s.body)
+        if (!unit_stride(*b, it)) return false;
+      return true;
+    case LStmtKind::If: return unit_stride(*s.then_body, it) && (!s.else_body || unit_stride(*s.else_body, it));
+    case LStmtKind::Store:
+      if (s.indices.empty()) return false;
+      for (std::size_t d = 0; d < s.indices.size(); ++d) {
+        auto c = coeff(*s.indices[d], it);
+        if (!c || *c != (d + 1 == s.indices.size() ? 1 : 0)) return false;
+      }
+      return true;
+    }
+    return false;
+  }
+
+  LExprPtr expr(const isl::ast_expr &e) {
+    if (e.isa<isl::ast_expr_id>()) return build::var(e.as<isl::ast_expr_id>().id().name());
+    if (e.isa<isl::ast_expr_int>()) return build::integer(e.as<isl::ast_expr_int>().val().get_num_si());
+    auto op = e.as<isl::ast_expr_op>();
+    auto arg = [&](int i) { return expr(op.arg(i)); };
+    auto fold = [&](auto f) {
+      LExprPtr r = arg(0);
+      for (unsigned i = 1; i < op.n_arg(); ++i) r = f(r, arg(i));
+      return r;
+    };
+    auto bin = [&](BinOp b) { return fold([&](LExprPtr x, LExprPtr y) { return build::binary(b, x, y); }); };
+    if (op.isa<isl::ast_expr_op_add>()) return bin(BinOp::Add);
+    if (op.isa<isl::ast_expr_op_sub>()) return bin(BinOp::Sub);
+    if (op.isa<isl::ast_expr_op_mul>()) return bin(BinOp::Mul);
+    if (op.isa<isl::ast_expr_op_div>() || op.isa<isl::ast_expr_op_fdiv_q>() || op.isa<isl::ast_expr_op_pdiv_q>())
+      return bin(BinOp::Div);
+    if (op.isa<isl::ast_expr_op_pdiv_r>() || op.isa<isl::ast_expr_op_zdiv_r>()) return bin(BinOp::Mod);
+    if (op.isa<isl::ast_expr_op_minus>()) return build::unary(compute::UnOp::Neg, arg(0));
+    if (op.isa<isl::ast_expr_op_min>()) return fold([](LExprPtr x, LExprPtr y) { return build::min(x, y); });
+    if (op.isa<isl::ast_expr_op_max>()) return fold([](LExprPtr x, LExprPtr y) { return build::max(x, y); });
+    if (op.isa<isl::ast_expr_op_and>() || op.isa<isl::ast_expr_op_and_then>()) return bin(BinOp::And);
+    if (op.isa<isl::ast_expr_op_or>() || op.isa<isl::ast_expr_op_or_else>()) return bin(BinOp::Or);
+    if (op.isa<isl::ast_expr_op_eq>()) return bin(BinOp::Eq);
+    if (op.isa<isl::ast_expr_op_le>()) return bin(BinOp::Le);
+    if (op.isa<isl::ast_expr_op_lt>()) return bin(BinOp::Lt);
+    if (op.isa<isl::ast_expr_op_ge>()) return bin(BinOp::Ge);
+    if (op.isa<isl::ast_expr_op_gt>()) return bin(BinOp::Gt);
+    if (op.isa<isl::ast_expr_op_cond>() || op.isa<isl::ast_expr_op_select>())
+      return build::select(arg(0), arg(1), arg(2));
+    ATOLL_ASSERT(false, "unsupported isl AST expression " + e.to_C_str());
+    return nullptr;
+  }
+
+  // ---- statement bodies -------------------------------------------------
+
+  using Subst = std::map<std::string, LExprPtr>;
+
+  LExprPtr index(const Expr &e, const Subst &s) {
+    switch (e.kind) {
+    case ExprKind::Number: return build::integer(static_cast<std::int64_t>(e.number));
+    case ExprKind::Var: {
+      auto it = s.find(e.name);
+      return it != s.end() ? it->second : build::var(e.name);
+    }
+    case ExprKind::Unary: return build::unary(e.unop, index(*e.args[0], s));
+    case ExprKind::Binary: return build::binary(e.binop, index(*e.args[0], s), index(*e.args[1], s));
+    case ExprKind::Call:
+      if (e.func == compute::Func::Floor) return index(*e.args[0], s);
+      if (e.func == compute::Func::Min) return build::min(index(*e.args[0], s), index(*e.args[1], s));
+      if (e.func == compute::Func::Max) return build::max(index(*e.args[0], s), index(*e.args[1], s));
+      break;
+    case ExprKind::Select:
+      return build::select(index(*e.args[0], s), index(*e.args[1], s), index(*e.args[2], s));
+    case ExprKind::Read:
+    case ExprKind::Guard: return build::to_index(value(e, s));
+    }
+    return build::to_index(value(e, s));
+  }
+
+  LExprPtr load(const Expr &read, const Subst &s) {
+    std::vector<LExprPtr> subs;
+    for (const auto &a : read.args) subs.push_back(index(*a, s));
+    return build::load(read.name, std::move(subs));
+  }
+
+  LExprPtr value(const Expr &e, const Subst &s) {
+    switch (e.kind) {
+    case ExprKind::Number: return build::real(e.number);
+    case ExprKind::Var: return build::to_value(index(e, s));
+    case ExprKind::Unary: return build::unary(e.unop, value(*e.args[0], s));
+    case ExprKind::Binary: return build::binary(e.binop, value(*e.args[0], s), value(*e.args[1], s));
+    case ExprKind::Select: return build::select(value(*e.args[0], s), value(*e.args[1], s), value(*e.args[2], s));
+    case ExprKind::Call: {
+      std::vector<LExprPtr> args;
+      for (const auto &a : e.args) args.push_back(value(*a, s));
+      return build::call(e.func, std::move(args));
+    }
+    case ExprKind::Read: return load(e, s);
+    case ExprKind::Guard: return build::guarded_load(load(*e.args[0], s), value(*e.args[1], s));
+    }
+    return nullptr;
+  }
+
+  LStmtPtr statement(const isl::ast_expr &call) {
+    auto op = call.as<isl::ast_expr_op>();
+    std::string name = op.arg(0).as<isl::ast_expr_id>().id().name();
+    const ScopStatement *st = scop_.statement(name);
+    ATOLL_ASSERT(st, "isl AST names an unknown statement " + name);
+    ATOLL_ASSERT(op.n_arg() == st->indices.size() + 1, "statement call arity");
+    Subst subst;
+    for (std::size_t k = 0; k < st->indices.size(); ++k) subst[st->indices[k]] = expr(op.arg(static_cast<int>(k + 1)));
+    std::vector<LExprPtr> subs;
+    for (const auto &a : st->lhs->args) subs.push_back(index(*a, subst));
+    LExprPtr v;
+    if (st->init) v = build::real(identity_of(st->init_of, scop_.array(st->write.array)->array.dtype));
+    else v = value(*st->rhs, subst);
+    return build::store(st->write.array, std::move(subs), v, st->op, st->name);
+  }
+};
+
+}  // namespace
+
+LKernel build_ast(const Scop &scop, const Dependences &deps, const isl::schedule &schedule, const AstOptions &options) {
+  isl::union_map all = deps.all().unite(deps.reduction_closure);
+  isl::union_map non_reduction = all.subtract(deps.reduction_deps());
+
+  std::vector<LoopInfo> loops;
+  auto before_for = [&](const isl::union_map &partial) {
+    LoopInfo info;
+    info.carries_any = carried(all, partial);
+    info.carries_non_reduction = info.carries_any && carried(non_reduction, partial);
+    loops.push_back(info);
+    return static_cast<int>(loops.size() - 1);
+  };
+  isl::ast_build build = isl::ast_build::from_context(scop.context);
+  isl::ast_node tree = build_ast_with_hooks(build, schedule, before_for);
+
+  LKernel k;
+  k.name = sanitize_identifier(scop.name);
+  for (const auto &a : scop.arrays) k.arrays.push_back(a.array);
+  k.params = scop.params;
+  Converter conv(scop, loops, options);
+  LStmtPtr body = conv.node(tree, false);
+  k.body = body->kind == LStmtKind::Block ? body : build::block({body});
+  return k;
+}
+
+}  // namespace atl::poly

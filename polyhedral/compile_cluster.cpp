@@ -1,0 +1,111 @@
+// The polyhedral facade: SCoP, dependences, schedule (isl, feautrier, pluto,
+// given), loop AST, with stage texts, timings and fallbacks.
+#include "polyhedral/compile_cluster.h"
+
+#include "polyhedral/ast/build_ast.h"
+#include "polyhedral/deps/dependences.h"
+#include "polyhedral/isl/isl_context.h"
+#include "polyhedral/schedule/schedule.h"
+#include "polyhedral/scop/scop.h"
+
+#include <atoll/diagnostics.h>
+
+#include <chrono>
+#include <sstream>
+
+namespace atl::poly {
+
+namespace {
+
+class Timer {
+public:
+  explicit Timer(std::vector<std::pair<std::string, double>> &out) : out_(out), t0_(now()) {}
+  void lap(const std::string &stage) {
+    auto t = now();
+    out_.emplace_back(stage, std::chrono::duration<double, std::milli>(t - t0_).count());
+    t0_ = t;
+  }
+
+private:
+  using Clock = std::chrono::steady_clock;
+  static Clock::time_point now() { return Clock::now(); }
+  std::vector<std::pair<std::string, double>> &out_;
+  Clock::time_point t0_;
+};
+
+ScheduleResult run_scheduler(const Scop &scop, const Dependences &deps, const PolyOptions &o) {
+  ScheduleOptions so;
+  so.quota = o.quota;
+  so.force_fallback = o.force_fallback;
+  if (o.scheduler.empty() || o.scheduler == "isl") return schedule_isl(scop, deps, so);
+  if (o.scheduler == "feautrier") return schedule_feautrier(scop, deps, so);
+  if (o.scheduler == "given") return schedule_given(scop, deps, o.tree);
+  Location hint;
+  hint.hint = "scheduler";
+  if (o.scheduler == "pluto") throw UserError("scheduler pluto is not available", hint);
+  throw UserError("unknown scheduler '" + o.scheduler + "' (expected isl, pluto, feautrier or a given tree)", hint);
+}
+
+}  // namespace
+
+ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &cluster, const PolyOptions &options) {
+  IslContext ctx;
+  ClusterResult r;
+  Timer timer(r.timings_ms);
+  Location where;
+  where.graph = graph.name;
+  try {
+    Scop scop = build_scop(ctx, graph, cluster);
+    r.name = scop.name;
+    r.array_of_tensor = scop.array_of_tensor;
+    std::ostringstream os;
+    print_scop(os, scop);
+    r.scop_text = os.str();
+    timer.lap("scop");
+
+    DepOptions dopts;
+    dopts.allow_reassociation = options.allow_reassociation;
+    Dependences deps = compute_dependences(scop, dopts);
+    os.str("");
+    print_dependences(os, deps);
+    r.deps_text = os.str();
+    timer.lap("deps");
+
+    isl::schedule original = schedule_original(scop);
+    r.original_yaml = schedule_to_yaml(original);
+    ScheduleResult sched = run_scheduler(scop, deps, options);
+    // Whatever produced it, a schedule is checked before use.
+    if (auto v = check_legality(scop, deps, sched.schedule)) {
+      if (sched.algorithm == "given") throw IllegalSchedule(*v);
+      sched.fallbacks.push_back("schedule from " + sched.algorithm + " rejected for cluster " + scop.name + " (" +
+                                v->message() + "); using the original order");
+      sched.schedule = original;
+      sched.algorithm = "original";
+    }
+    r.schedule_yaml = schedule_to_yaml(sched.schedule);
+    r.algorithm = sched.algorithm;
+    r.fallbacks = sched.fallbacks;
+    timer.lap("schedule");
+
+    AstOptions aopts;
+    aopts.parallel = options.parallel;
+    aopts.vectorize = options.vectorize;
+    r.kernel = build_ast(scop, deps, sched.schedule, aopts);
+    os.str("");
+    print_loop_ast(os, r.kernel);
+    r.ast_text = os.str();
+    timer.lap("ast");
+  } catch (const IllegalSchedule &e) {
+    Location l = e.where();
+    l.graph = graph.name;
+    throw IllegalSchedule(e.violation(), l);
+  } catch (const UserError &e) {
+    throw e.with(where);
+  } catch (const isl::exception &e) {
+    throw UserError(std::string("the polyhedral layer failed on cluster: isl error: ") + (e.what() ? e.what() : ""),
+                    where);
+  }
+  return r;
+}
+
+}  // namespace atl::poly
