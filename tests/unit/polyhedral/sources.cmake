@@ -1,4 +1,8 @@
 # Unit tests of libatoll_poly (paths relative to tests/).
 target_sources(atoll_tests PRIVATE
   unit/polyhedral/isl/isl_info_test.cpp
+  unit/polyhedral/loop_ast_interpreter.cpp
+  unit/polyhedral/scop_test.cpp
+  unit/polyhedral/deps_schedule_test.cpp
+  unit/polyhedral/ast_test.cpp
 )

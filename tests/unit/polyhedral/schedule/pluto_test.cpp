@@ -158,6 +158,18 @@ TEST_CASE("pluto: with no ILP solve allowed it falls back to the original order"
   CHECK(r.fallbacks[0].find("cap") != std::string::npos);
   CHECK(legal(r.schedule, p.validity));
 }
+
+TEST_CASE("pluto: an exhausted isl quota falls back to the original order") {
+  IslContext ctx;
+  PlutoProblem p = problem(ctx, {"[N] -> { S[i] : 1 <= i < N }"}, "[N] -> { S[i] -> S[i + 1] : 1 <= i < N - 1 }");
+  PlutoOptions options;
+  options.quota = 1;
+  ScheduleResult r = atl::poly::schedule_pluto_problem(p, options);
+  CHECK(r.algorithm == "original");
+  REQUIRE(r.fallbacks.size() == 1);
+  CHECK(r.fallbacks[0].find("isl") != std::string::npos);
+  CHECK(legal(r.schedule, p.validity));
+}
 }
 
 // ---- every node of every sample, each its own cluster ----
