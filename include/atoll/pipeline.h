@@ -26,6 +26,7 @@ struct PipelineOptions {
   std::map<std::string, std::int64_t> params;  ///< --param NAME=VALUE
   std::string inputs_dir;                ///< --inputs DIR ("" = generate)
   std::string dump_dir;                  ///< --dump DIR ("" = none)
+  std::string out_dir = "atoll-out";     ///< compile: where the code goes (-o DIR)
   bool progress = false;                 ///< progress lines on standard error
 };
 
@@ -35,6 +36,14 @@ struct VerifyResult {
   std::string oracle;  ///< "compiled-vs-reference" or "definition-vs-reference"
   double max_abs_err = 0, max_rel_err = 0;
   std::string detail;  ///< why it failed (first offending output), empty when passed
+};
+
+/// Results of --bench (cli.md, `bench`).
+struct BenchResult {
+  double median_ms = 0;
+  int runs = 0;
+  int threads = 1;
+  double gflops = 0;
 };
 
 /// Everything report.json says of one graph.
@@ -49,6 +58,8 @@ struct GraphResult {
   std::map<std::string, double> stage_ms;
   std::vector<std::string> fallbacks;
   std::optional<VerifyResult> verify;
+  std::optional<BenchResult> bench;
+  nlohmann::json manifest_kernels = nlohmann::json::array();  ///< compile: kernels for manifest.json
   std::optional<nlohmann::json> stats;  ///< with --stats: what the optimizer did
 };
 

@@ -2,6 +2,8 @@
 #include <atoll/batch.h>
 #include <atoll/pipeline.h>
 
+#include "backends/cpu/cpu_backend.h"
+#include "src/pipeline/compile_graph.h"
 #include "src/runtime/version.h"
 
 #include <unistd.h>
@@ -29,7 +31,7 @@ const char *kUsage = R"(usage:
   atoll --help | --version
 
 targets: cpu (default), cpu-c, cuda[:sm_XX], npu[:PROFILE_OR_FILE.json]
-stages:  graph (text or --format dot); later: clusters scop deps schedule ast llvm c cuda npu
+stages:  graph, clusters (text or --format dot), scop, deps, schedule, ast, llvm, c
 )";
 
 /// A misused command line: exit status 2.
@@ -166,8 +168,11 @@ int run_build(const Args &a) {
   BatchResult result;
   result.target = a.target;
   Batch batch;
+  std::string dir;
   try {
     batch = read_batch_file(a.batch);
+    dir = !a.out_dir.empty() ? a.out_dir : "atoll-out/" + (batch.name.empty() ? std::string("batch") : batch.name);
+    o.out_dir = dir;
     result = run_pipeline(batch, o);
   } catch (const UserError &e) {
     result.error = e.what();
@@ -175,11 +180,10 @@ int run_build(const Args &a) {
     std::cerr << "error: " << a.batch << ": " << e.what() << "\n";
   }
   std::string report_path = a.report;
-  if (o.mode == PipelineOptions::Mode::Compile) {
-    std::string dir = !a.out_dir.empty() ? a.out_dir : "atoll-out/" + (batch.name.empty() ? std::string("batch") : batch.name);
+  if (o.mode == PipelineOptions::Mode::Compile && !result.error) {
     nlohmann::json manifest = {{"atoll", 1}, {"batch", batch.name}, {"target", a.target}, {"graphs", nlohmann::json::array()}};
     for (const GraphResult &g : result.graphs)
-      manifest["graphs"].push_back({{"name", g.name}, {"status", g.ok ? "ok" : "error"}, {"kernels", nlohmann::json::array()}});
+      manifest["graphs"].push_back({{"name", g.name}, {"status", g.ok ? "ok" : "error"}, {"kernels", g.manifest_kernels}});
     write_file_atomic(dir + "/manifest.json", manifest.dump(2) + "\n");
     if (report_path.empty()) report_path = dir + "/report.json";
   }
@@ -188,8 +192,10 @@ int run_build(const Args &a) {
   return result.exit_status();
 }
 
+/// Prints one stage of one graph (cli.md, `explain`).
 int run_explain(const Args &a) {
-  static const std::vector<std::string> later = {"clusters", "scop", "deps", "schedule", "ast", "llvm", "c", "cuda", "npu"};
+  static const std::vector<std::string> stages = {"graph", "clusters", "scop", "deps", "schedule", "ast", "llvm", "c"};
+  static const std::vector<std::string> later = {"cuda", "npu"};
   check_target(a.target);
   Batch batch = read_batch_file(a.batch);
   const BatchGraph *entry = nullptr;
@@ -200,14 +206,53 @@ int run_explain(const Args &a) {
   }
   if (!entry) throw UserError("unknown graph '" + a.graph + "'; the batch has: " + names);
   if (entry->error) throw *entry->error;
+  const Graph &graph = *entry->graph;
+  if (std::find(stages.begin(), stages.end(), a.stage) == stages.end()) {
+    std::string list;
+    for (const std::string &s : stages) list += (list.empty() ? "" : ", ") + s;
+    bool is_later = std::find(later.begin(), later.end(), a.stage) != later.end();
+    throw UserError((is_later ? "stage '" + a.stage + "' does not exist yet" : "unknown stage '" + a.stage + "'") +
+                    "; available stages: " + list);
+  }
   if (a.stage == "graph") {
-    if (a.format == "dot") print_graph_dot(std::cout, *entry->graph);
-    else print_graph(std::cout, *entry->graph);
+    if (a.format == "dot") print_graph_dot(std::cout, graph);
+    else print_graph(std::cout, graph);
     return 0;
   }
-  bool is_later = std::find(later.begin(), later.end(), a.stage) != later.end();
-  throw UserError(std::string(is_later ? "stage '" + a.stage + "' does not exist yet" : "unknown stage '" + a.stage + "'") +
-                  "; available stages: graph");
+  if (a.stage == "clusters") {
+    if (a.format == "dot") {
+      print_graph_dot(std::cout, graph);
+      return 0;
+    }
+    std::cout << "graph " << graph.name << "\n";
+    for (const auto &cluster : graph_clusters(graph)) {
+      std::cout << "  cluster " << graph.node(cluster.front()).name << ":";
+      for (NodeId v : cluster) std::cout << " " << graph.node(v).name << " (" << graph.node(v).op << ")";
+      std::cout << "\n";
+    }
+    return 0;
+  }
+  CompileOptions co;
+  co.target = a.target;
+  std::vector<poly::ClusterResult> clusters = schedule_graph(graph, co);
+  std::vector<poly::LKernel> kernels;
+  for (const auto &c : clusters) kernels.push_back(c.kernel);
+  if (a.stage == "llvm") {
+    std::cout << cpu::emit_llvm_ir(kernels);
+    return 0;
+  }
+  if (a.stage == "c") {
+    std::cout << cpu::emit_c_source(kernels);
+    return 0;
+  }
+  for (const auto &c : clusters) {
+    std::cout << "// cluster " << c.name << "\n";
+    if (a.stage == "scop") std::cout << c.scop_text;
+    else if (a.stage == "deps") std::cout << c.deps_text;
+    else if (a.stage == "schedule") std::cout << "// scheduler: " << c.algorithm << "\n" << c.schedule_yaml << "\n";
+    else if (a.stage == "ast") std::cout << c.ast_text;
+  }
+  return 0;
 }
 
 }  // namespace

@@ -43,6 +43,9 @@ nlohmann::json report_json(const BatchResult &r) {
       if (!g.verify->detail.empty()) v["detail"] = g.verify->detail;
       j["verify"] = v;
     }
+    if (g.bench)
+      j["bench"] = {{"median_ms", g.bench->median_ms}, {"runs", g.bench->runs}, {"threads", g.bench->threads},
+                    {"gflops", g.bench->gflops}};
     if (g.stats) j["stats"] = *g.stats;
     out["graphs"].push_back(j);
   }

@@ -2,12 +2,17 @@
 // inputs, verify against the reference, dump tensors, and record results.
 #include <atoll/pipeline.h>
 
+#include "backends/cpu/cpu_backend.h"
+#include "backends/cpu/runtime/parallel_for.h"
 #include "backends/npu/target.h"
+#include "src/pipeline/compile_graph.h"
 #include "src/runtime/init_data.h"
 #include "src/runtime/npy.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <regex>
 
@@ -75,25 +80,29 @@ void dump_tensors(const Graph &g, const PipelineOptions &o, const std::map<std::
   for (const std::string &out : g.outputs) write_npy((dir / (out + ".npy")).string(), results.at(out));
 }
 
-bool codegen_available(const std::string &target) {
-  (void)target;
-  return false;  // the polyhedral pipeline and its backends are not part of this build yet
+void merge_verify(VerifyResult &total, const VerifyResult &v, const std::map<std::string, std::int64_t> &point) {
+  total.max_abs_err = std::max(total.max_abs_err, v.max_abs_err);
+  total.max_rel_err = std::max(total.max_rel_err, v.max_rel_err);
+  if (!v.passed && total.passed) {
+    total.passed = false;
+    total.detail = v.detail;
+    if (!point.empty()) {
+      total.detail += " (at";
+      for (const auto &[name, value] : point) total.detail += " " + name + "=" + std::to_string(value);
+      total.detail += ")";
+    }
+  }
 }
 
-void run_graph(const BatchGraph &entry, const PipelineOptions &o, GraphResult &r) {
-  const Graph &graph = *entry.graph;
-  if (!codegen_available(o.target) &&
-      (o.mode == PipelineOptions::Mode::Compile || o.bench || !o.verify))
-    throw UserError("target " + o.target + ": code generation is not available yet");
+bool codegen_available(const std::string &target) { return target == "cpu" || target == "cpu-c"; }
 
-  std::map<std::string, std::int64_t> bp = bench_point(graph, o);
-  Graph at_bench = graph.params.empty() ? graph : graph.instantiate(bp);
-  r.flops = at_bench.flops();
-  if (o.stats)
-    r.stats = nlohmann::json{{"nodes", graph.num_nodes()}, {"bands_tiled", 0}, {"loops_vectorized", 0},
-                             {"arrays_promoted", 0}};
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
 
-  if (!o.verify) return;
+/// Verifies definitions against the reference (no code generated for the target).
+void verify_definitions(const Graph &graph, const PipelineOptions &o, GraphResult &r) {
   VerifyResult total;
   total.passed = true;
   total.oracle = "definition-vs-reference";
@@ -109,21 +118,122 @@ void run_graph(const BatchGraph &entry, const PipelineOptions &o, GraphResult &r
     t0 = Clock::now();
     std::map<std::string, Tensor> got = run_definitions(concrete, feeds);
     r.stage_ms["definitions"] += ms_since(t0);
-    VerifyResult v = compare_outputs(got, reference, concrete.outputs);
-    total.max_abs_err = std::max(total.max_abs_err, v.max_abs_err);
-    total.max_rel_err = std::max(total.max_rel_err, v.max_rel_err);
-    if (!v.passed && total.passed) {
-      total.passed = false;
-      total.detail = v.detail;
-      if (!point.empty()) {
-        total.detail += " (at";
-        for (const auto &[name, value] : point) total.detail += " " + name + "=" + std::to_string(value);
-        total.detail += ")";
-      }
-    }
+    merge_verify(total, compare_outputs(got, reference, concrete.outputs), point);
     if (!o.dump_dir.empty()) dump_tensors(concrete, o, feeds, got);
   }
   r.verify = total;
+}
+
+/// Verifies compiled code against the reference at every verification point.
+void verify_compiled(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r) {
+  VerifyResult total;
+  total.passed = true;
+  total.oracle = "compiled-vs-reference";
+  for (const auto &point : verify_points(graph, o)) {
+    auto t0 = Clock::now();
+    Graph concrete = graph.params.empty() ? graph : graph.instantiate(point);
+    for (const auto &[name, value] : point) r.params[name].push_back(value);
+    std::map<std::string, Tensor> feeds = load_feeds(concrete, o);
+    r.stage_ms["inputs"] += ms_since(t0);
+    t0 = Clock::now();
+    std::map<std::string, Tensor> reference = run_reference(concrete, feeds);
+    r.stage_ms["reference"] += ms_since(t0);
+    t0 = Clock::now();
+    std::map<std::string, Tensor> got = run_compiled(compiled, concrete, feeds, point);
+    r.stage_ms["run"] += ms_since(t0);
+    merge_verify(total, compare_outputs(got, reference, concrete.outputs), point);
+    if (!o.dump_dir.empty()) dump_tensors(concrete, o, feeds, got);
+  }
+  r.verify = total;
+}
+
+/// Times the compiled code at the bench point: warm-up, then repeated runs.
+void bench_compiled(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r) {
+  std::map<std::string, std::int64_t> point = bench_point(graph, o);
+  Graph concrete = graph.params.empty() ? graph : graph.instantiate(point);
+  std::map<std::string, Tensor> feeds = load_feeds(concrete, o);
+  std::vector<double> times;
+  (void)run_compiled(compiled, concrete, feeds, point, 2, &times);  // warm-up
+  double estimate = std::max(median(times), 1e-3);
+  int runs = static_cast<int>(std::clamp(1000.0 / estimate, 10.0, 200.0));
+  times.clear();
+  (void)run_compiled(compiled, concrete, feeds, point, runs, &times);
+  BenchResult b;
+  b.median_ms = median(times);
+  b.runs = runs;
+  b.threads = atoll_get_num_threads();
+  b.gflops = r.flops && b.median_ms > 0 ? static_cast<double>(*r.flops) / (b.median_ms * 1e6) : 0.0;
+  r.bench = b;
+}
+
+/// `compile`: writes the graph's code into o.out_dir and lists its kernels
+/// for manifest.json: an object file and a C header (cpu), or C source (cpu-c).
+void write_artifacts(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r) {
+  std::vector<poly::LKernel> kernels;
+  for (const auto &c : compiled.clusters) kernels.push_back(c.kernel);
+  std::filesystem::create_directories(o.out_dir);
+  std::vector<std::string> files;
+  if (o.target == "cpu") {
+    std::string base = (std::filesystem::path(o.out_dir) / graph.name).string();
+    cpu::write_object(kernels, base + ".o.tmp", base + ".h.tmp");
+    std::filesystem::rename(base + ".o.tmp", base + ".o");
+    std::filesystem::rename(base + ".h.tmp", base + ".h");
+    files = {graph.name + ".o", graph.name + ".h"};
+  } else {
+    std::string path = (std::filesystem::path(o.out_dir) / (graph.name + ".c")).string();
+    {
+      std::ofstream f(path + ".tmp");
+      f << cpu::emit_c_source(kernels);
+      if (!f) throw UserError("cannot write '" + path + "'");
+    }
+    std::filesystem::rename(path + ".tmp", path);
+    files = {graph.name + ".c"};
+  }
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto &c : compiled.clusters) {
+    std::map<std::string, std::string> tensor_of;
+    for (const auto &[tensor, array] : c.array_of_tensor) tensor_of[array] = tensor;
+    nlohmann::json args = nlohmann::json::array();
+    for (const poly::LArray &a : c.kernel.arrays) {
+      const char *role = a.role == poly::LArray::Role::Input ? "input" : a.role == poly::LArray::Role::Output ? "output" : "temporary";
+      nlohmann::json shape = nlohmann::json::array();
+      for (const Dim &d : a.shape) shape.push_back(d.is_symbolic() ? nlohmann::json(d.symbol) : nlohmann::json(d.value));
+      auto t = tensor_of.find(a.name);
+      args.push_back({{"name", a.name}, {"tensor", t != tensor_of.end() ? nlohmann::json(t->second) : nlohmann::json(nullptr)},
+                      {"shape", shape}, {"dtype", dtype_name(a.dtype)}, {"role", role}});
+    }
+    for (const std::string &p : c.kernel.params) args.push_back({{"name", p}, {"dtype", "i64"}, {"role", "param"}});
+    list.push_back({{"symbol", c.kernel.name}, {"entry", c.kernel.name + "_entry"}, {"cluster", c.name},
+                    {"args", args}, {"files", files}});
+  }
+  r.manifest_kernels = list;
+}
+
+void run_graph(const BatchGraph &entry, const PipelineOptions &o, GraphResult &r) {
+  const Graph &graph = *entry.graph;
+  std::map<std::string, std::int64_t> bp = bench_point(graph, o);
+  Graph at_bench = graph.params.empty() ? graph : graph.instantiate(bp);
+  r.flops = at_bench.flops();
+  if (o.stats)
+    r.stats = nlohmann::json{{"nodes", graph.num_nodes()}, {"bands_tiled", 0}, {"loops_vectorized", 0},
+                             {"arrays_promoted", 0}};
+
+  if (!codegen_available(o.target)) {
+    if (o.mode == PipelineOptions::Mode::Compile || o.bench || !o.verify)
+      throw UserError("target " + o.target + ": code generation is not available yet");
+    verify_definitions(graph, o, r);
+    return;
+  }
+  CompileOptions co;
+  co.target = o.target;
+  CompiledGraph compiled = compile_graph(graph, co);
+  r.kernels = static_cast<int>(compiled.clusters.size());
+  r.compile_ms = compiled.compile_ms;
+  r.fallbacks = compiled.fallbacks;
+  for (const auto &[stage, ms] : compiled.stage_ms) r.stage_ms[stage] += ms;
+  if (o.mode == PipelineOptions::Mode::Compile) write_artifacts(graph, compiled, o, r);
+  if (o.verify) verify_compiled(graph, compiled, o, r);
+  if (o.bench) bench_compiled(graph, compiled, o, r);
 }
 
 }  // namespace
@@ -147,6 +257,7 @@ int BatchResult::exit_status() const {
 }
 
 BatchResult run_pipeline(const Batch &batch, const PipelineOptions &o) {
+  cpu::set_cpu_threads(o.threads);
   BatchResult result;
   result.batch = batch.name;
   result.target = o.target;

@@ -5,4 +5,5 @@ target_sources(atoll_lib PRIVATE
   pipeline/verify.cpp
   pipeline/run_pipeline.cpp
   pipeline/report.cpp
+  pipeline/compile_graph.cpp
 )
