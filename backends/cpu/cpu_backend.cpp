@@ -14,6 +14,8 @@
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include <cfenv>
+
 namespace atl::cpu {
 
 CpuExecutable::~CpuExecutable() = default;
@@ -21,7 +23,12 @@ CpuExecutable::~CpuExecutable() = default;
 void CpuExecutable::run(const std::string &kernel, void **arrays, const std::int64_t *params) const {
   KernelEntry f = entry(kernel);
   if (!f) throw UserError("no compiled kernel named '" + kernel + "'");
+  // Generated code assumes IEEE round-to-nearest (LLVM's default environment);
+  // a library in the process (PPL sets round-upward) may have changed it.
+  int mode = std::fegetround();
+  if (mode != FE_TONEAREST) std::fesetround(FE_TONEAREST);
   f(arrays, params);
+  if (mode != FE_TONEAREST) std::fesetround(mode);
 }
 
 KernelEntry CpuExecutable::entry(const std::string &kernel) const {

@@ -25,7 +25,8 @@ struct CpuOptions {
 class CpuExecutable {
 public:
   ~CpuExecutable();
-  /// Runs a kernel; throws UserError when no kernel has that name.
+  /// Runs a kernel in round-to-nearest (restoring the caller's rounding mode
+  /// after); throws UserError when no kernel has that name.
   void run(const std::string &kernel, void **arrays, const std::int64_t *params) const;
   /// NAME_entry, or null.
   KernelEntry entry(const std::string &kernel) const;

@@ -4,6 +4,7 @@
 #include "backends/cpu/runtime/parallel_for.h"
 
 #include <algorithm>
+#include <cfenv>
 #include <atomic>
 #include <memory>
 
@@ -66,7 +67,15 @@ void ThreadPool::work(int index) {
       chunk = chunks_[static_cast<std::size_t>(index)];
       fn = fn_;
     }
-    if (chunk.first < chunk.second) (*fn)(chunk.first, chunk.second);
+    if (chunk.first < chunk.second) {
+      // Run in the caller's floating-point environment (rounding mode), not the one
+      // this thread was created with.
+      std::fenv_t own;
+      std::fegetenv(&own);
+      std::fesetenv(&env_);
+      (*fn)(chunk.first, chunk.second);
+      std::fesetenv(&own);
+    }
     {
       std::lock_guard<std::mutex> lock(m_);
       if (--pending_ == 0) done_cv_.notify_one();
@@ -98,6 +107,7 @@ void ThreadPool::run(std::int64_t begin, std::int64_t end, std::int64_t grain,
       at += len;
     }
     fn_ = &fn;
+    std::fegetenv(&env_);
     pending_ = static_cast<int>(workers_.size());
     ++generation_;
   }

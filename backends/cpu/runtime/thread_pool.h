@@ -1,6 +1,7 @@
 // Atoll's CPU thread pool: std::thread workers running static chunks of a range.
 #pragma once
 
+#include <cfenv>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -38,6 +39,7 @@ private:
   int pending_ = 0;
   bool stop_ = false;
   const std::function<void(std::int64_t, std::int64_t)> *fn_ = nullptr;
+  std::fenv_t env_{};  ///< the caller's floating-point environment, applied to every chunk
   std::vector<std::pair<std::int64_t, std::int64_t>> chunks_;  ///< chunk i+1 for worker i
 };
 
