@@ -11,3 +11,7 @@ target_sources(atoll_tests PRIVATE
 target_sources(atoll_tests PRIVATE
   fuzz/batch_reader_fuzz_test.cpp
 )
+target_sources(atoll_tests PRIVATE
+  unit/src/ops/op_cases.cpp
+  unit/src/ops/compiled_vs_reference_test.cpp
+)

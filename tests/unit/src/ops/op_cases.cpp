@@ -1,0 +1,245 @@
+// The operator sweep's cases (see op_cases.h).
+#include "tests/unit/src/ops/op_cases.h"
+
+#include <sstream>
+
+namespace atl::test {
+
+using nlohmann::json;
+
+namespace {
+
+In f(Shape s) { return In{std::move(s)}; }
+In typed(Shape s, DType t, std::string init = {}) { return In{std::move(s), t, std::move(init)}; }
+In positive(Shape s) { return In{std::move(s), DType::F32, "uniform(0.1,2)"}; }
+In omitted() { return In{{}, DType::F32, "omit"}; }
+In ints(std::vector<double> v, DType t = DType::I64) {
+  return In{{static_cast<std::int64_t>(v.size())}, t, "", std::move(v)};
+}
+
+std::vector<Case> elementwise_cases() {
+  std::vector<Case> cases;
+  std::vector<std::vector<In>> binary_shapes = {
+      {f({7}), f({7})}, {f({3, 1}), f({1, 5})}, {f({2, 3, 5}), f({5})}, {f({1, 4, 1, 3}), f({2, 1, 6, 1})}, {f({}), f({4, 3})}};
+  for (const char *op : {"Add", "Sub", "Mul", "Max", "Min"})
+    for (const auto &s : binary_shapes) cases.push_back({op, s});
+  for (const auto &s : std::vector<std::vector<In>>{{f({7}), positive({7})}, {f({3, 1}), positive({1, 5})}, {f({2, 1, 3}), positive({3})}})
+    cases.push_back({"Div", s});
+  cases.push_back({"Div", {typed({5}, DType::I32), ints({3, -2, 4, 7, -5}, DType::I32)}});
+  for (const auto &s : std::vector<std::vector<In>>{{positive({6}), f({6})}, {positive({2, 3}), f({3})}, {positive({1, 4}), f({3, 1})}})
+    cases.push_back({"Pow", s});
+  cases.push_back({"Max", {f({3, 4}), f({4}), f({1, 1})}});
+  cases.push_back({"Min", {f({2, 1}), f({1, 3}), f({2, 3}), f({3})}});
+  cases.push_back({"Max", {f({5})}});
+  std::vector<Shape> unary_shapes = {{9}, {2, 1, 7}, {1}, {3, 5, 2, 3}};
+  for (const char *op : {"Relu", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Erf", "Identity", "HardSwish"})
+    for (const Shape &s : unary_shapes) cases.push_back({op, {f(s)}});
+  for (const char *op : {"Log", "Sqrt", "Reciprocal"})
+    for (const Shape &s : unary_shapes) cases.push_back({op, {positive(s)}});
+  for (const Shape &s : unary_shapes) {
+    cases.push_back({"LeakyRelu", {f(s)}});
+    cases.push_back({"LeakyRelu", {f(s)}, {{"alpha", 0.3}}});
+    cases.push_back({"Gelu", {f(s)}});
+    cases.push_back({"Gelu", {f(s)}, {{"approximate", "tanh"}}});
+    cases.push_back({"HardSigmoid", {f(s)}, {{"alpha", 0.4}, {"beta", 0.3}}});
+    cases.push_back({"Clip", {f(s)}, {{"min", -0.5}, {"max", 0.25}}});
+    cases.push_back({"Clip", {f(s)}, {{"min", 0.0}}});
+  }
+  cases.push_back({"Clip", {f({4, 3}), In{{}, DType::F32, "", std::vector<double>{-0.2}}, In{{}, DType::F32, "", std::vector<double>{0.6}}}});
+  cases.push_back({"Clip", {f({4, 3}), omitted(), In{{}, DType::F32, "", std::vector<double>{0.1}}}});
+  cases.push_back({"Clip", {f({7})}});
+  for (const char *op : {"Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) {
+    cases.push_back({op, {typed({6}, DType::I32), typed({6}, DType::I32)}});
+    cases.push_back({op, {f({3, 1}), f({1, 4})}});
+    cases.push_back({op, {typed({2, 5}, DType::I64), typed({5}, DType::I64)}});
+  }
+  for (const char *op : {"And", "Or"}) {
+    cases.push_back({op, {typed({7}, DType::Bool), typed({7}, DType::Bool)}});
+    cases.push_back({op, {typed({3, 1}, DType::Bool), typed({4}, DType::Bool)}});
+    cases.push_back({op, {typed({}, DType::Bool), typed({2, 2}, DType::Bool)}});
+  }
+  for (const Shape &s : unary_shapes) cases.push_back({"Not", {typed(s, DType::Bool)}});
+  cases.push_back({"Where", {typed({5}, DType::Bool), f({5}), f({5})}});
+  cases.push_back({"Where", {typed({3, 1}, DType::Bool), f({1, 4}), f({})}});
+  cases.push_back({"Where", {typed({2, 1, 3}, DType::Bool), f({4, 1}), f({3})}});
+  cases.push_back({"Cast", {f({9})}, {{"to", "i32"}}});
+  cases.push_back({"Cast", {f({2, 3})}, {{"to", 10}}});
+  cases.push_back({"Cast", {typed({4, 1}, DType::I32)}, {{"to", "f32"}}});
+  cases.push_back({"Cast", {f({5})}, {{"to", "bool"}}});
+  cases.push_back({"Cast", {f({3, 3})}, {{"to", "bf16"}}});
+  cases.push_back({"Relu", {typed({3, 5}, DType::F16)}});
+  cases.push_back({"Softmax", {typed({3, 200}, DType::F16)}});
+  cases.push_back({"LayerNormalization", {typed({2, 300}, DType::BF16), typed({300}, DType::BF16)}});
+  cases.push_back({"Add", {typed({3, 5}, DType::F16), typed({5}, DType::F16)}});
+  cases.push_back({"Add", {typed({4}, DType::I8, "uniform(-50,50)"), typed({4}, DType::I8, "uniform(-50,50)")}});
+  return cases;
+}
+
+std::vector<Case> linalg_cases() {
+  std::vector<Case> cases;
+  std::vector<std::vector<In>> mm = {{f({3, 5}), f({5, 7})},       {f({1, 1}), f({1, 9})},
+                                     {f({2, 3, 4}), f({4, 5})},    {f({7}), f({7, 3})},
+                                     {f({3, 7}), f({7})},          {f({2, 1, 3, 4}), f({5, 4, 2})},
+                                     {f({6}), f({6})}};
+  for (const auto &s : mm) cases.push_back({"MatMul", s});
+  cases.push_back({"Gemm", {f({3, 5}), f({5, 4})}});
+  cases.push_back({"Gemm", {f({5, 3}), f({4, 5}), f({4})}, {{"transA", 1}, {"transB", 1}, {"alpha", 0.5}, {"beta", 2.0}}});
+  cases.push_back({"Gemm", {f({1, 7}), f({7, 1}), f({1, 1})}});
+  cases.push_back({"Gemm", {f({4, 3}), f({3, 6}), f({4, 1})}, {{"beta", -1.0}}});
+  cases.push_back({"Gemm", {f({2, 3}), f({3, 2}), f({})}, {{"alpha", 0.0}}});
+  return cases;
+}
+
+std::vector<Case> conv_pool_cases() {
+  std::vector<Case> cases;
+  cases.push_back({"Conv", {f({1, 3, 7, 7}), f({4, 3, 3, 3})}});
+  cases.push_back({"Conv", {f({2, 4, 9, 8}), f({6, 2, 3, 2}), f({6})},
+                   {{"pads", {1, 0, 2, 1}}, {"strides", {2, 3}}, {"dilations", {1, 2}}, {"group", 2}}});
+  cases.push_back({"Conv", {f({1, 6, 5, 5}), f({6, 1, 3, 3})}, {{"group", 6}, {"pads", {1, 1, 1, 1}}}});
+  cases.push_back({"Conv", {f({1, 2, 11}), f({3, 2, 4})}, {{"auto_pad", "SAME_UPPER"}, {"strides", {2}}}});
+  cases.push_back({"Conv", {f({1, 2, 5, 6}), f({2, 2, 2, 3})}, {{"auto_pad", "SAME_LOWER"}}});
+  cases.push_back({"Conv", {f({1, 1, 4, 3, 5}), f({2, 1, 2, 2, 3})}, {{"pads", {0, 1, 1, 1, 0, 1}}}});
+  cases.push_back({"Conv", {f({1, 3, 1, 1}), f({5, 3, 1, 1}), f({5})}});
+  cases.push_back({"ConvTranspose", {f({1, 2, 3, 3}), f({2, 3, 3, 3})}});
+  cases.push_back({"ConvTranspose", {f({1, 4, 4, 5}), f({4, 1, 3, 2}), f({2})},
+                   {{"strides", {2, 3}}, {"pads", {1, 0, 1, 1}}, {"group", 2}, {"output_padding", {1, 0}}}});
+  cases.push_back({"ConvTranspose", {f({2, 1, 5}), f({1, 2, 3})}, {{"strides", {2}}, {"dilations", {2}}}});
+  cases.push_back({"ConvTranspose", {f({1, 2, 3, 3}), f({2, 2, 3, 3})}, {{"strides", {2, 2}}, {"output_shape", {7, 6}}}});
+  // Outputs longer than the full result: negative pads split by floor division (ONNX's reference).
+  cases.push_back({"ConvTranspose", {f({1, 1, 4}), f({1, 1, 2})}, {{"strides", {3}}, {"auto_pad", "SAME_UPPER"}}});
+  cases.push_back({"ConvTranspose", {f({1, 1, 4}), f({1, 2, 2})}, {{"strides", {3}}, {"auto_pad", "SAME_LOWER"}}});
+  cases.push_back({"ConvTranspose", {f({1, 2, 3}), f({2, 1, 2})}, {{"strides", {2}}, {"output_shape", {9}}}});
+  cases.push_back({"MaxPool", {f({1, 2, 7, 7})}, {{"kernel_shape", {3, 3}}}});
+  cases.push_back({"MaxPool", {f({2, 3, 8, 9})}, {{"kernel_shape", {3, 2}}, {"strides", {2, 2}}, {"pads", {1, 0, 1, 1}}, {"ceil_mode", 1}}});
+  cases.push_back({"MaxPool", {f({1, 1, 10})}, {{"kernel_shape", {3}}, {"dilations", {2}}, {"auto_pad", "SAME_UPPER"}}});
+  cases.push_back({"AveragePool", {f({1, 2, 7, 7})}, {{"kernel_shape", {3, 3}}}});
+  cases.push_back({"AveragePool", {f({1, 3, 8, 9})}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}});
+  cases.push_back({"AveragePool", {f({1, 3, 8, 9})},
+                   {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}, {"count_include_pad", 1}}});
+  cases.push_back({"AveragePool", {f({2, 2, 7, 6})}, {{"kernel_shape", {2, 3}}, {"strides", {2, 2}}, {"ceil_mode", 1}}});
+  cases.push_back({"AveragePool", {f({1, 1, 9})}, {{"kernel_shape", {4}}, {"auto_pad", "SAME_LOWER"}}});
+  for (const char *op : {"GlobalAveragePool", "GlobalMaxPool"}) {
+    cases.push_back({op, {f({1, 3, 5, 7})}});
+    cases.push_back({op, {f({2, 1, 1, 1})}});
+    cases.push_back({op, {f({1, 2, 9})}});
+  }
+  return cases;
+}
+
+std::vector<Case> norm_reduce_cases() {
+  std::vector<Case> cases;
+  cases.push_back({"BatchNormalization", {f({1, 3, 4, 5}), f({3}), f({3}), f({3}), positive({3})}});
+  cases.push_back({"BatchNormalization", {f({2, 5}), f({5}), f({5}), f({5}), positive({5})}, {{"epsilon", 0.01}}});
+  cases.push_back({"BatchNormalization", {f({1, 1, 7}), f({1}), f({1}), f({1}), positive({1})}});
+  cases.push_back({"LayerNormalization", {f({3, 8}), f({8}), f({8})}});
+  cases.push_back({"LayerNormalization", {f({2, 3, 5}), f({3, 5})}, {{"axis", 1}, {"epsilon", 1e-3}}});
+  cases.push_back({"LayerNormalization", {f({4, 1}), f({1}), f({1})}});
+  cases.push_back({"LayerNormalization", {f({2, 7}), f({7}), f({7})}, json::object(), 3});
+  cases.push_back({"InstanceNormalization", {f({2, 3, 4, 5}), f({3}), f({3})}});
+  cases.push_back({"InstanceNormalization", {f({1, 2, 7}), f({2}), f({2})}, {{"epsilon", 0.1}}});
+  cases.push_back({"InstanceNormalization", {f({1, 1, 1, 3}), f({1}), f({1})}});
+  for (const char *op : {"Softmax", "LogSoftmax"}) {
+    cases.push_back({op, {f({3, 7})}});
+    cases.push_back({op, {f({2, 3, 5})}, {{"axis", 1}}});
+    cases.push_back({op, {f({4, 1})}});
+    cases.push_back({op, {f({2, 2, 3})}, {{"axis", 0}}});
+  }
+  for (const char *op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"}) {
+    cases.push_back({op, {f({3, 5})}});
+    cases.push_back({op, {f({2, 3, 4})}, {{"axes", {0, 2}}, {"keepdims", 0}}});
+    cases.push_back({op, {f({2, 1, 5})}, {{"axes", {-1}}}});
+    cases.push_back({op, {f({4, 3}), ints({1})}, {{"keepdims", 0}}});
+    cases.push_back({op, {f({3, 2})}, {{"axes", json::array()}, {"noop_with_empty_axes", 1}}});
+  }
+  return cases;
+}
+
+std::vector<Case> movement_cases() {
+  std::vector<Case> cases;
+  cases.push_back({"Transpose", {f({2, 3, 4})}});
+  cases.push_back({"Transpose", {f({2, 3, 4})}, {{"perm", {1, 2, 0}}}});
+  cases.push_back({"Transpose", {f({1, 5, 1, 3})}, {{"perm", {3, 1, 0, 2}}}});
+  cases.push_back({"Reshape", {f({2, 3, 4})}, {{"shape", {4, -1}}}});
+  cases.push_back({"Reshape", {f({2, 3, 4}), ints({0, 12})}});
+  cases.push_back({"Reshape", {f({6, 1, 5})}, {{"shape", {5, 2, 3}}}});
+  cases.push_back({"Reshape", {f({7})}, {{"shape", {1, 7, 1}}}});
+  cases.push_back({"Flatten", {f({2, 3, 4})}});
+  cases.push_back({"Flatten", {f({2, 3, 4})}, {{"axis", 0}}});
+  cases.push_back({"Flatten", {f({2, 3, 4, 5})}, {{"axis", -1}}});
+  cases.push_back({"Squeeze", {f({1, 3, 1, 5})}});
+  cases.push_back({"Squeeze", {f({1, 3, 1, 5})}, {{"axes", {-2}}}});
+  cases.push_back({"Squeeze", {f({4, 1}), ints({1})}});
+  cases.push_back({"Unsqueeze", {f({3, 5})}, {{"axes", {0, 3}}}});
+  cases.push_back({"Unsqueeze", {f({7}), ints({-1})}});
+  cases.push_back({"Unsqueeze", {f({})}, {{"axes", {0}}}});
+  cases.push_back({"Concat", {f({2, 3}), f({2, 5})}, {{"axis", 1}}});
+  cases.push_back({"Concat", {f({1, 3}), f({4, 3}), f({2, 3})}, {{"axis", 0}}});
+  cases.push_back({"Concat", {f({2, 1, 2}), f({2, 3, 2})}, {{"axis", -2}}});
+  cases.push_back({"Split", {f({7, 2})}, {{"axis", 0}, {"split", {3, 4}}}, 2});
+  cases.push_back({"Split", {f({2, 7})}, {{"axis", 1}, {"num_outputs", 3}}, 3});
+  cases.push_back({"Split", {f({6}), ints({1, 2, 3})}, json::object(), 3});
+  cases.push_back({"Slice", {f({10})}, {{"starts", {2}}, {"ends", {9}}, {"steps", {3}}}});
+  cases.push_back({"Slice", {f({5, 7})}, {{"starts", {-1, 0}}, {"ends", {-6, 100}}, {"axes", {0, 1}}, {"steps", {-2, 1}}}});
+  cases.push_back({"Slice", {f({4, 6, 3}), ints({1}), ints({-1}), ints({1})}});
+  cases.push_back({"Pad", {f({3, 4})}, {{"pads", {1, 2, 0, 1}}}});
+  cases.push_back({"Pad", {f({3, 4})}, {{"pads", {1, 2, 2, 3}}, {"mode", "reflect"}}});
+  cases.push_back({"Pad", {f({2, 3, 4})}, {{"pads", {0, 1, 2, 0, 2, 1}}, {"mode", "edge"}}});
+  cases.push_back({"Pad", {f({5})}, {{"pads", {3, 4}}, {"mode", "wrap"}}});
+  cases.push_back({"Pad", {f({4, 5})}, {{"pads", {-1, 1, 0, -2}}, {"constant_value", 2.5}}});
+  cases.push_back({"Pad", {f({1, 2, 3}), ints({1, 1}), In{{}, DType::F32, "", std::vector<double>{-3}}, ints({2})}});
+  cases.push_back({"Expand", {f({3, 1})}, {{"shape", {2, 3, 4}}}});
+  cases.push_back({"Expand", {f({1})}, {{"shape", {5}}}});
+  cases.push_back({"Expand", {f({2, 1, 3}), ints({3, 1, 4, 1})}});
+  cases.push_back({"Gather", {f({5, 3}), ints({0, 4, -1, 2})}});
+  cases.push_back({"Gather", {f({2, 6, 3}), In{{2, 2}, DType::I64, "", std::vector<double>{5, 0, -6, 3}}}, {{"axis", 1}}});
+  cases.push_back({"Gather", {f({7}), In{{}, DType::I32, "", std::vector<double>{3}}}});
+  return cases;
+}
+
+}  // namespace
+
+std::vector<Case> all_op_cases() {
+  std::vector<Case> all;
+  for (auto part : {elementwise_cases(), linalg_cases(), conv_pool_cases(), norm_reduce_cases(), movement_cases()})
+    all.insert(all.end(), part.begin(), part.end());
+  return all;
+}
+
+
+Graph make_case_graph(const Case &c, const std::string &name, const std::string &node) {
+  Graph g;
+  g.name = name;
+  Node n;
+  n.op = c.op;
+  n.name = node;
+  n.attrs = c.attrs;
+  for (std::size_t i = 0; i < c.inputs.size(); ++i) {
+    const In &in = c.inputs[i];
+    std::string tname = "x" + std::to_string(i);
+    if (in.shape.empty() && in.dtype == DType::F32 && in.init == "omit") {
+      n.inputs.push_back("");
+      continue;
+    }
+    if (in.data)
+      g.add_weight(tname, {in.dtype, to_sym_shape(in.shape)}, in.init, in.data);
+    else
+      g.add_input(tname, {in.dtype, to_sym_shape(in.shape)}, in.init);
+    n.inputs.push_back(tname);
+  }
+  for (int o = 0; o < c.outputs; ++o) {
+    n.outputs.push_back("y" + std::to_string(o));
+    g.add_output("y" + std::to_string(o));
+  }
+  g.add_node(n);
+  g.finalize();
+  return g;
+}
+
+std::string describe_case(const Case &c) {
+  std::ostringstream what;
+  what << c.op << " " << c.attrs.dump() << " inputs";
+  for (const In &in : c.inputs) what << " " << dtype_name(in.dtype) << shape_to_string(in.shape);
+  return what.str();
+}
+
+}  // namespace atl::test
