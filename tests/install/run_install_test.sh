@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs the build tree into a temporary prefix, then configures, builds and
+# runs a consumer project with find_package(atoll).
+set -euo pipefail
+build=$1 source=$2 work=$3
+rm -rf "$work" && mkdir -p "$work"
+cmake --install "$build" --prefix "$work/prefix" >/dev/null
+cmake -S "$source" -B "$work/consumer" -DCMAKE_PREFIX_PATH="$work/prefix" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$work/consumer" >/dev/null
+"$work/consumer/consumer"
