@@ -14,7 +14,11 @@ find_library(PPL_LIBRARY NAMES ppl REQUIRED)
 find_library(GMPXX_LIBRARY NAMES gmpxx REQUIRED)
 find_library(GMP_LIBRARY NAMES gmp REQUIRED)
 add_library(atoll::ppl INTERFACE IMPORTED)
+# PPL's automatic initialisation would switch the whole process's FPU to
+# round-upward at start-up; Atoll initialises PPL itself (polyhedral/isl/ppl_init.h)
+# and restores round-to-nearest at once (MIP_Problem's arithmetic is exact).
 set_target_properties(atoll::ppl PROPERTIES INTERFACE_INCLUDE_DIRECTORIES ${PPL_INCLUDE_DIR}
+                      INTERFACE_COMPILE_DEFINITIONS PPL_NO_AUTOMATIC_INITIALIZATION
                       INTERFACE_LINK_LIBRARIES "${PPL_LIBRARY};${GMPXX_LIBRARY};${GMP_LIBRARY}")
 
 # LLVM 19. Never libLLVM.so: Debian's shared LLVM exports Polly's copy of isl,

@@ -1,6 +1,7 @@
 // Reports the versions of isl and PPL that the process is really bound to,
 // and checks schedule-tree text with isl.
 #include "polyhedral/isl/isl_info.h"
+#include "polyhedral/isl/ppl_init.h"
 
 #include <isl/cpp.h>
 #include <isl/version.h>
@@ -25,6 +26,9 @@ bool isl_reads_schedule(const std::string &text) {
   return ok;
 }
 
-std::string ppl_version_string() { return Parma_Polyhedra_Library::version(); }
+std::string ppl_version_string() {
+  ensure_ppl_initialized();
+  return Parma_Polyhedra_Library::version();
+}
 
 }  // namespace atl::poly

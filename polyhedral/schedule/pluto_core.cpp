@@ -8,6 +8,8 @@
 #include <atoll/diagnostics.h>
 
 #include <gmpxx.h>
+#include "polyhedral/isl/ppl_init.h"
+
 #include <ppl.hh>
 
 #include <algorithm>
@@ -548,6 +550,7 @@ Node original_order(const std::vector<Stmt> &stmts) {
 }  // namespace
 
 ScheduleResult schedule_pluto_problem(const PlutoProblem &problem, const PlutoOptions &options) {
+  ensure_ppl_initialized();
   ATOLL_ASSERT(!problem.statements.empty(), "scheduling an empty SCoP");
   isl::ctx ctx = problem.statements.front().ctx();
   isl::union_map coincidence = problem.coincidence.is_null() ? problem.validity : problem.coincidence;

@@ -2,9 +2,12 @@
 // (the problem is handed to the core in pluto_core.cpp).
 #include "polyhedral/schedule/schedule_pluto.h"
 
+#include "polyhedral/isl/ppl_init.h"
+
 namespace atl::poly {
 
 ScheduleResult schedule_pluto(const Scop &scop, const Dependences &deps, const ScheduleOptions &options) {
+  ensure_ppl_initialized();
   PlutoProblem problem;
   for (const ScopStatement &s : scop.statements) problem.statements.push_back(s.domain);
   problem.context = scop.context;

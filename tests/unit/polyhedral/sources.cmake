@@ -6,3 +6,4 @@ target_sources(atoll_tests PRIVATE
   unit/polyhedral/deps_schedule_test.cpp
   unit/polyhedral/ast_test.cpp
 )
+include(unit/polyhedral/schedule/pluto_sources.cmake)

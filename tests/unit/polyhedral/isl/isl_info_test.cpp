@@ -6,6 +6,8 @@
 #include <doctest/doctest.h>
 #include <isl/cpp.h>
 
+#include <cfenv>
+
 TEST_SUITE("polyhedral") {
 TEST_CASE("isl in the process is Debian's GMP build") {
   (void)atl::cpu::host_info();  // make sure LLVM is linked and initialised too
@@ -25,5 +27,10 @@ TEST_CASE("isl C++ interface computes a set") {
   isl_ctx_free(ctx.release());
 }
 
-TEST_CASE("PPL is linked") { CHECK(!atl::poly::ppl_version_string().empty()); }
+TEST_CASE("PPL is linked and leaves the rounding mode at nearest") {
+  CHECK(!atl::poly::ppl_version_string().empty());
+  CHECK(std::fegetround() == FE_TONEAREST);
+  volatile double third = 1.0 / 3.0;
+  CHECK(static_cast<float>(third) == 0.333333343f);  // round-upward would give 0.333333373f
+}
 }
