@@ -10,6 +10,11 @@
 
 #include <atoll/diagnostics.h>
 
+#if __has_include("polyhedral/schedule/schedule_pluto.h")
+#include "polyhedral/schedule/schedule_pluto.h"
+#define ATOLL_HAS_PLUTO 1
+#endif
+
 #include <chrono>
 #include <sstream>
 
@@ -42,7 +47,11 @@ ScheduleResult run_scheduler(const Scop &scop, const Dependences &deps, const Po
   if (o.scheduler == "given") return schedule_given(scop, deps, o.tree);
   Location hint;
   hint.hint = "scheduler";
+#ifdef ATOLL_HAS_PLUTO
+  if (o.scheduler == "pluto") return schedule_pluto(scop, deps, so);
+#else
   if (o.scheduler == "pluto") throw UserError("scheduler pluto is not available", hint);
+#endif
   throw UserError("unknown scheduler '" + o.scheduler + "' (expected isl, pluto, feautrier or a given tree)", hint);
 }
 
