@@ -103,10 +103,17 @@ private:
   const std::vector<LoopInfo> &loops_;
   AstOptions opts_;
 
+  /// isl names iterators c0, c1, ...; one that equals an array's name gets
+  /// underscores appended (a tensor may well be called c1).
+  std::string avoid_array_names(std::string name) const {
+    while (scop_.array(name)) name += "_";
+    return name;
+  }
+
   static LStmtPtr as_block(LStmtPtr s) { return s->kind == LStmtKind::Block ? s : build::block({s}); }
 
   LStmtPtr loop(const isl::ast_node_for &f, int tag, bool inside_parallel) {
-    std::string it = f.iterator().as<isl::ast_expr_id>().id().name();
+    std::string it = avoid_array_names(f.iterator().as<isl::ast_expr_id>().id().name());
     LoopInfo info = tag >= 0 && tag < static_cast<int>(loops_.size()) ? loops_[tag] : LoopInfo{true, true};
     bool par = opts_.parallel && !inside_parallel && !info.carries_any;
     LStmtPtr body = as_block(node(f.body(), inside_parallel || par));
@@ -188,7 +195,7 @@ private:
   }
 
   LExprPtr expr(const isl::ast_expr &e) {
-    if (e.isa<isl::ast_expr_id>()) return build::var(e.as<isl::ast_expr_id>().id().name());
+    if (e.isa<isl::ast_expr_id>()) return build::var(avoid_array_names(e.as<isl::ast_expr_id>().id().name()));
     if (e.isa<isl::ast_expr_int>()) return build::integer(e.as<isl::ast_expr_int>().val().get_num_si());
     auto op = e.as<isl::ast_expr_op>();
     auto arg = [&](int i) { return expr(op.arg(i)); };
