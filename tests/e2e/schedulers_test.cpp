@@ -68,7 +68,7 @@ VerifyResult run_and_compare(const Graph &g, const std::map<std::string, std::in
   CompiledGraph cg;
   cg.clusters = clusters;
   for (const auto &c : clusters) {
-    KernelEntry e = exe->entry(c.kernel.name);
+    cpu::KernelEntry e = exe->entry(c.kernel.name);
     REQUIRE_MESSAGE(e != nullptr, "no kernel " << c.kernel.name);
     cg.functions.push_back(e);
   }
