@@ -69,7 +69,7 @@ VerifyResult run_and_compare(const Graph &g, const std::map<std::string, std::in
   cg.clusters = clusters;
   for (const auto &c : clusters) {
     cpu::KernelEntry e = exe->entry(c.kernel.name);
-    REQUIRE_MESSAGE(e != nullptr, "no kernel " << c.kernel.name);
+    REQUIRE_MESSAGE(static_cast<bool>(e), "no kernel " << c.kernel.name);
     cg.functions.push_back(e);
   }
   cg.keep_alive = exe;
