@@ -28,6 +28,7 @@ struct PipelineOptions {
   std::string dump_dir;                  ///< --dump DIR ("" = none)
   std::string out_dir = "atoll-out";     ///< compile: where the code goes (-o DIR)
   bool progress = false;                 ///< progress lines on standard error
+  std::string scheduler;                 ///< --scheduler: overrides every graph's `scheduler` hint
 };
 
 /// Results of verification (cli.md, `verify`).

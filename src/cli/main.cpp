@@ -30,6 +30,9 @@ const char *kUsage = R"(usage:
   atoll explain BATCH.json --graph NAME --stage STAGE [--target T] [--format text|dot]
   atoll --help | --version
 
+options beyond cli.md: --scheduler isl|pluto|feautrier (compile, run, explain) overrides
+every graph's `scheduler` hint.
+
 targets: cpu (default), cpu-c, cuda[:sm_XX], npu[:PROFILE_OR_FILE.json]
 stages:  graph, clusters (text or --format dot), scop, deps, schedule, ast, llvm, c
 )";
@@ -44,7 +47,7 @@ struct Args {
   bool verify = false, bench = false, stats = false, quiet = false;
   int threads = 0;
   std::map<std::string, std::int64_t> params;
-  std::string inputs, dump;
+  std::string inputs, dump, scheduler;
 };
 
 Args parse_args(int argc, char **argv) {
@@ -80,6 +83,10 @@ Args parse_args(int argc, char **argv) {
         ++n;
       }
       if (n == 0) throw UsageError{"--param needs NAME=VALUE (a positive integer value)"};
+    } else if (s == "--scheduler") {
+      a.scheduler = value(i, s);
+      if (a.scheduler != "isl" && a.scheduler != "pluto" && a.scheduler != "feautrier")
+        throw UsageError{"--scheduler is isl, pluto or feautrier"};
     } else if (s == "--inputs" && build) a.inputs = value(i, s);
     else if (s == "--dump" && build) a.dump = value(i, s);
     else if (s == "--report" && build) a.report = value(i, s);
@@ -162,6 +169,7 @@ int run_build(const Args &a) {
   o.params = a.params;
   o.inputs_dir = a.inputs;
   o.dump_dir = a.dump;
+  o.scheduler = a.scheduler;
   o.progress = !a.quiet && isatty(2);
   check_target(a.target);  // loads and validates an NPU target description
 
@@ -234,6 +242,7 @@ int run_explain(const Args &a) {
   }
   CompileOptions co;
   co.target = a.target;
+  co.scheduler = a.scheduler;
   std::vector<poly::ClusterResult> clusters = schedule_graph(graph, co);
   std::vector<poly::LKernel> kernels;
   for (const auto &c : clusters) kernels.push_back(c.kernel);

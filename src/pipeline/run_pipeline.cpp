@@ -226,6 +226,7 @@ void run_graph(const BatchGraph &entry, const PipelineOptions &o, GraphResult &r
   }
   CompileOptions co;
   co.target = o.target;
+  co.scheduler = o.scheduler;
   CompiledGraph compiled = compile_graph(graph, co);
   r.kernels = static_cast<int>(compiled.clusters.size());
   r.compile_ms = compiled.compile_ms;
