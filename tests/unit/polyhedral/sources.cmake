@@ -7,3 +7,4 @@ target_sources(atoll_tests PRIVATE
   unit/polyhedral/ast_test.cpp
 )
 include(unit/polyhedral/schedule/pluto_sources.cmake)
+include(unit/polyhedral/transforms/sources.cmake)

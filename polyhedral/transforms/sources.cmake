@@ -1,0 +1,5 @@
+# Schedule-tree transformations (paths relative to polyhedral/).
+target_sources(atoll_poly PRIVATE
+  transforms/tile_bands.cpp
+  transforms/permute_band.cpp
+)
