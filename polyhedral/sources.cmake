@@ -15,4 +15,3 @@ target_sources(atoll_poly PRIVATE
 include(schedule/pluto_sources.cmake)
 include(scop/text_sources.cmake)
 include(transforms/sources.cmake)
-include(transforms/sources.cmake)
