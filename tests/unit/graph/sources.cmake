@@ -7,3 +7,4 @@ include(unit/graph/ir/ops/sources.cmake)
 target_sources(atoll_graph_tests PRIVATE
   unit/graph/ir/graph_test.cpp
 )
+include(unit/graph/passes/sources.cmake)

@@ -1,0 +1,33 @@
+// Shared helpers of the simplification passes: rebuilding a finalized graph
+// from an edited node list, and renaming the tensors that nodes read.
+#pragma once
+
+#include <atoll/graph.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace atl {
+
+/// A new finalized graph with `src`'s name, pointer, params, schedule, inputs
+/// and outputs, its weights minus `drop_weights` plus `new_weights` (role
+/// Weight), and `nodes` (kept in the given order; their names are already set).
+Graph rebuild_graph(const Graph &src, const std::vector<Node> &nodes, const std::vector<TensorDecl> &new_weights = {},
+                    const std::set<std::string> &drop_weights = {});
+
+/// `src`'s nodes in topological order (copies).
+std::vector<Node> nodes_in_order(const Graph &src);
+
+/// Replaces every input t of `nodes` by rename[t], following chains (a -> b -> c).
+void rename_inputs(std::vector<Node> &nodes, const std::map<std::string, std::string> &rename);
+
+/// Tensor name -> number of node inputs reading it, plus one per graph output.
+std::map<std::string, int> count_uses(const Graph &g);
+
+/// A tensor name not yet declared in `g` nor in `taken`, made from `base`
+/// ("base", "base_1", ...); the result is added to `taken`.
+std::string fresh_tensor_name(const Graph &g, const std::string &base, std::set<std::string> &taken);
+
+}  // namespace atl

@@ -1,0 +1,46 @@
+// Runs the simplification passes to a fixed point and summarises what they did.
+#pragma once
+
+#include <atoll/graph.h>
+
+#include "graph/passes/pass_stats.h"
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace atl {
+
+/// Which passes simplify_graph runs, and their limits.
+struct SimplifyOptions {
+  bool fold_constants = true;
+  bool fold_batchnorm = true;
+  bool cancel_transposes = true;
+  bool eliminate_common_subexpr = true;
+  bool eliminate_dead_nodes = true;
+  std::int64_t max_folded_elements = 1 << 20;  ///< fold_constants' limit per result
+  int max_rounds = 10;                          ///< rounds before giving up on a fixed point
+};
+
+/// What simplify_graph did: per pass, counts summed over all rounds.
+struct SimplifySummary {
+  std::vector<std::pair<std::string, PassStats>> passes;  ///< in running order
+  int rounds = 0;                                         ///< rounds run (the last one changed nothing)
+  bool converged = true;                                  ///< false: stopped at max_rounds
+  std::size_t nodes_before = 0, nodes_after = 0;
+};
+
+/// Text of a summary: one line per pass with its counts, then the totals.
+void print_simplify_summary(std::ostream &os, const SimplifySummary &summary);
+
+/// Runs the enabled passes in the order fold_constants, fold_batchnorm,
+/// cancel_transposes, eliminate_common_subexpr, eliminate_dead_nodes, again
+/// and again until a round changes nothing (or max_rounds).
+///
+///   before:  t = Transpose(x); u = Transpose(t); a = Relu(u); b = Relu(u); y = Add(a, b)
+///   after:   a = Relu(x); y = Add(a, a)
+Graph simplify_graph(const Graph &graph, const SimplifyOptions &options = {}, SimplifySummary *summary = nullptr);
+
+}  // namespace atl

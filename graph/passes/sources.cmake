@@ -1,0 +1,11 @@
+# Simplification passes (paths relative to graph/).
+target_sources(atoll_graph PRIVATE
+  passes/cancel_transposes.cpp
+  passes/eliminate_common_subexpr.cpp
+  passes/eliminate_dead_nodes.cpp
+  passes/evaluate_node.cpp
+  passes/fold_batchnorm.cpp
+  passes/fold_constants.cpp
+  passes/rebuild_graph.cpp
+  passes/simplify_graph.cpp
+)

@@ -1,0 +1,75 @@
+// simplify_graph: all passes to a fixed point, with a summary; values unchanged.
+#include "graph/passes/simplify_graph.h"
+
+#include "run_graph.h"
+
+#include <doctest/doctest.h>
+
+#include <sstream>
+
+using namespace atl;
+using namespace atl::test;
+
+TEST_SUITE("graph") {
+TEST_CASE("simplify_graph reaches a fixed point and prints what each pass did") {
+  Graph g;
+  g.name = "all";
+  g.add_input("x", {DType::F32, {1, 2, 3, 3}});
+  g.add_weight("W", {DType::F32, {2, 2, 1, 1}}, {}, random_values(4, 1));
+  g.add_weight("s", {DType::F32, {3}}, {}, std::vector<double>{1.0, 2.0, 3.0});
+  g.add_weight("bn_scale", {DType::F32, {2}}, {}, std::vector<double>{0.5, 1.5});
+  g.add_weight("bn_b", {DType::F32, {2}}, {}, std::vector<double>{0.1, -0.2});
+  g.add_weight("bn_mean", {DType::F32, {2}}, {}, std::vector<double>{0.3, 0.0});
+  g.add_weight("bn_var", {DType::F32, {2}}, {}, std::vector<double>{1.0, 4.0});
+  g.add_node(make_node("Exp", {"s"}, {"es"}, "exp_s"));                 // folded
+  g.add_node(make_node("Transpose", {"x"}, {"t1"}, "t1", {{"perm", {0, 2, 3, 1}}}));
+  g.add_node(make_node("Transpose", {"t1"}, {"t2"}, "t2", {{"perm", {0, 3, 1, 2}}}));  // cancels
+  g.add_node(make_node("Conv", {"t2", "W"}, {"c"}, "conv"));
+  g.add_node(make_node("BatchNormalization", {"c", "bn_scale", "bn_b", "bn_mean", "bn_var"}, {"bn"}, "bn"));
+  g.add_node(make_node("Relu", {"bn"}, {"r1"}, "relu1"));
+  g.add_node(make_node("Relu", {"bn"}, {"r2"}, "relu2"));                 // merged
+  g.add_node(make_node("Add", {"r1", "r2"}, {"y"}, "add"));
+  g.add_node(make_node("Neg", {"x"}, {"dead"}, "dead"));                  // removed
+  g.add_node(make_node("Sub", {"y", "es"}, {"out"}, "sub", nlohmann::json::object()));
+  g.add_output("out");
+  g.finalize();
+  SimplifySummary sum;
+  Graph out = simplify_graph(g, {}, &sum);
+  CHECK(ops_in_order(out) == std::vector<std::string>{"Conv", "Relu", "Add", "Sub"});
+  CHECK(out.outputs == std::vector<std::string>{"out"});
+  CHECK(out.tensor("out").type.str() == "f32[1, 2, 3, 3]");
+  CHECK(sum.converged);
+  CHECK(sum.nodes_before == 10);
+  CHECK(sum.nodes_after == 4);
+  CHECK(max_output_difference(g, out) < 1e-5);
+  std::ostringstream os;
+  print_simplify_summary(os, sum);
+  CHECK(os.str().find("fold_batchnorm: batchnorms folded: 1") != std::string::npos);
+  CHECK(os.str().find("eliminate_common_subexpr: nodes merged: 1") != std::string::npos);
+  CHECK(os.str().find("nodes: 10 -> 4 in ") != std::string::npos);
+
+  // A second run finds nothing to do.
+  SimplifySummary again;
+  Graph same = simplify_graph(out, {}, &again);
+  CHECK(again.rounds == 1);
+  CHECK(same.num_nodes() == 4);
+}
+
+TEST_CASE("simplify_graph runs only the enabled passes") {
+  Graph g;
+  g.name = "opts";
+  g.add_input("x", {DType::F32, {4}});
+  g.add_node(make_node("Relu", {"x"}, {"a"}, "r1"));
+  g.add_node(make_node("Relu", {"x"}, {"b"}, "r2"));
+  g.add_node(make_node("Add", {"a", "b"}, {"y"}, "add"));
+  g.add_output("y");
+  g.finalize();
+  SimplifyOptions opts;
+  opts.eliminate_common_subexpr = false;
+  SimplifySummary sum;
+  Graph out = simplify_graph(g, opts, &sum);
+  CHECK(out.num_nodes() == 3);
+  CHECK(sum.passes.size() == 4);
+  CHECK(simplify_graph(g).num_nodes() == 2);
+}
+}

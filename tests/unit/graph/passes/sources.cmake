@@ -1,0 +1,10 @@
+# Unit tests of the simplification passes (paths relative to tests/).
+target_sources(atoll_graph_tests PRIVATE
+  unit/graph/passes/cancel_transposes_test.cpp
+  unit/graph/passes/eliminate_common_subexpr_test.cpp
+  unit/graph/passes/eliminate_dead_nodes_test.cpp
+  unit/graph/passes/fold_batchnorm_test.cpp
+  unit/graph/passes/fold_constants_test.cpp
+  unit/graph/passes/run_graph.cpp
+  unit/graph/passes/simplify_graph_test.cpp
+)
