@@ -123,7 +123,7 @@ isl::schedule mutate(isl::schedule s, std::mt19937 &rng, std::ostringstream &log
 
 }  // namespace
 
-TEST_SUITE("src") {
+TEST_SUITE("polyhedral") {
 TEST_CASE("random legal schedule changes: compiled code (JIT) equals the reference") {
   using Clock = std::chrono::steady_clock;
   auto t0 = Clock::now();
