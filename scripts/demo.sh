@@ -7,6 +7,6 @@ scripts/install-deps.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$(nproc)" --target atoll >/dev/null
 batch=${1:-samples/mobilenetv2_block.json}
-echo "== atoll run $batch --verify --stats --report report.json"
-build/src/atoll run "$batch" --verify --stats --report report.json
+echo "== atoll run $batch --verify --bench --stats --report report.json"
+build/src/atoll run "$batch" --verify --bench --stats --report report.json
 echo "report: $(pwd)/report.json"
