@@ -72,4 +72,26 @@ TEST_CASE("simplify_graph runs only the enabled passes") {
   CHECK(sum.passes.size() == 4);
   CHECK(simplify_graph(g).num_nodes() == 2);
 }
+
+TEST_CASE("simplify_graph keeps params, symbolic shapes and schedule hints") {
+  Graph g;
+  g.name = "sym";
+  g.params["N"] = ParamRange{1, 8};
+  g.schedule.scheduler = "isl";
+  g.add_input("x", {DType::F32, {Dim::sym("N"), 4}});
+  g.add_weight("w", {DType::F32, {4}}, {}, random_values(4, 2));
+  g.add_node(make_node("Neg", {"w"}, {"nw"}, "neg"));
+  g.add_node(make_node("Reshape", {"x"}, {"a"}, "r1", {{"shape", {-1, 2, 2}}}));
+  g.add_node(make_node("Reshape", {"a"}, {"b"}, "r2", {{"shape", {-1, 4}}}));  // back to [N, 4]: both go
+  g.add_node(make_node("Add", {"b", "nw"}, {"y"}, "add"));
+  g.add_output("y");
+  g.finalize();
+  Graph out = simplify_graph(g);
+  CHECK(ops_in_order(out) == std::vector<std::string>{"Add"});
+  CHECK(out.node(out.order()[0]).inputs == std::vector<std::string>{"x", "nw"});
+  CHECK(out.params.at("N").max == 8);
+  CHECK(out.schedule.scheduler == "isl");
+  CHECK(out.tensor("y").type.str() == "f32[N, 4]");
+  CHECK(max_output_difference(g.instantiate({{"N", 3}}), out.instantiate({{"N", 3}})) == 0.0);
+}
 }
