@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <iostream>
 #include <regex>
@@ -101,11 +102,16 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
 }
 
-/// Verifies definitions against the reference (no code generated for the target).
-void verify_definitions(const Graph &graph, const PipelineOptions &o, GraphResult &r) {
+/// Verifies against the reference at every verification point: `compute`
+/// gives the outputs under test (compiled code, or the definitions) and
+/// `stage` names its time in stage_ms.
+void verify_graph(const Graph &graph, const PipelineOptions &o, GraphResult &r, const std::string &oracle,
+                  const std::string &stage,
+                  const std::function<std::map<std::string, Tensor>(const Graph &, const std::map<std::string, Tensor> &,
+                                                                    const std::map<std::string, std::int64_t> &)> &compute) {
   VerifyResult total;
   total.passed = true;
-  total.oracle = "definition-vs-reference";
+  total.oracle = oracle;
   for (const auto &point : verify_points(graph, o)) {
     auto t0 = Clock::now();
     Graph concrete = graph.params.empty() ? graph : graph.instantiate(point);
@@ -116,31 +122,8 @@ void verify_definitions(const Graph &graph, const PipelineOptions &o, GraphResul
     std::map<std::string, Tensor> reference = run_reference(concrete, feeds);
     r.stage_ms["reference"] += ms_since(t0);
     t0 = Clock::now();
-    std::map<std::string, Tensor> got = run_definitions(concrete, feeds);
-    r.stage_ms["definitions"] += ms_since(t0);
-    merge_verify(total, compare_outputs(got, reference, concrete.outputs), point);
-    if (!o.dump_dir.empty()) dump_tensors(concrete, o, feeds, got);
-  }
-  r.verify = total;
-}
-
-/// Verifies compiled code against the reference at every verification point.
-void verify_compiled(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r) {
-  VerifyResult total;
-  total.passed = true;
-  total.oracle = "compiled-vs-reference";
-  for (const auto &point : verify_points(graph, o)) {
-    auto t0 = Clock::now();
-    Graph concrete = graph.params.empty() ? graph : graph.instantiate(point);
-    for (const auto &[name, value] : point) r.params[name].push_back(value);
-    std::map<std::string, Tensor> feeds = load_feeds(concrete, o);
-    r.stage_ms["inputs"] += ms_since(t0);
-    t0 = Clock::now();
-    std::map<std::string, Tensor> reference = run_reference(concrete, feeds);
-    r.stage_ms["reference"] += ms_since(t0);
-    t0 = Clock::now();
-    std::map<std::string, Tensor> got = run_compiled(compiled, concrete, feeds, point);
-    r.stage_ms["run"] += ms_since(t0);
+    std::map<std::string, Tensor> got = compute(concrete, feeds, point);
+    r.stage_ms[stage] += ms_since(t0);
     merge_verify(total, compare_outputs(got, reference, concrete.outputs), point);
     if (!o.dump_dir.empty()) dump_tensors(concrete, o, feeds, got);
   }
@@ -221,7 +204,8 @@ void run_graph(const BatchGraph &entry, const PipelineOptions &o, GraphResult &r
   if (!codegen_available(o.target)) {
     if (o.mode == PipelineOptions::Mode::Compile || o.bench || !o.verify)
       throw UserError("target " + o.target + ": code generation is not available yet");
-    verify_definitions(graph, o, r);
+    verify_graph(graph, o, r, "definition-vs-reference", "definitions",
+                 [](const Graph &g, const auto &feeds, const auto &) { return run_definitions(g, feeds); });
     return;
   }
   CompileOptions co;
@@ -233,7 +217,9 @@ void run_graph(const BatchGraph &entry, const PipelineOptions &o, GraphResult &r
   r.fallbacks = compiled.fallbacks;
   for (const auto &[stage, ms] : compiled.stage_ms) r.stage_ms[stage] += ms;
   if (o.mode == PipelineOptions::Mode::Compile) write_artifacts(graph, compiled, o, r);
-  if (o.verify) verify_compiled(graph, compiled, o, r);
+  if (o.verify)
+    verify_graph(graph, o, r, "compiled-vs-reference", "run",
+                 [&](const Graph &g, const auto &feeds, const auto &point) { return run_compiled(compiled, g, feeds, point); });
   if (o.bench) bench_compiled(graph, compiled, o, r);
 }
 
