@@ -11,6 +11,8 @@
 #include <llvm/IR/Function.h>
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/DiagnosticInfo.h>
+#include <llvm/IR/DiagnosticPrinter.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
@@ -663,6 +665,16 @@ std::unique_ptr<llvm::Module> lower_to_llvm(const std::vector<poly::LKernel> &ke
     check_kernel(k);
     if (!names.insert(k.name).second) throw UserError("two kernels are named '" + k.name + "'");
   }
+  // Optimisation remarks and warnings ("loop not vectorized" when a vector
+  // mark cannot be honoured) are not the user's business; errors still print.
+  context.setDiagnosticHandlerCallBack(
+      [](const llvm::DiagnosticInfo *info, void *) {
+        if (info->getSeverity() != llvm::DS_Error) return;
+        llvm::DiagnosticPrinterRawOStream printer(llvm::errs());
+        info->print(printer);
+        llvm::errs() << "\n";
+      },
+      nullptr);
   auto m = std::make_unique<llvm::Module>(module_name, context);
   for (const poly::LKernel &k : kernels) KernelLowering(k, *m).run();
   std::string err;
