@@ -2,6 +2,7 @@
 target_sources(atoll_poly PRIVATE
   isl/isl_context.cpp
   scop/build_scop.cpp
+  scop/collect_reads.cpp
   scop/print_scop.cpp
   deps/compute_dependences.cpp
   schedule/check_legality.cpp

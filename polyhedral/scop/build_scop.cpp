@@ -2,6 +2,7 @@
 // definitions, isl domains (parametric for symbolic dims), access relations
 // and arrays, with the statement bodies renamed to the SCoP's array names.
 #include "polyhedral/isl/isl_context.h"
+#include "polyhedral/scop/collect_reads.h"
 #include "polyhedral/scop/scop.h"
 
 #include "graph/compute/compute.h"
@@ -112,20 +113,6 @@ ExprPtr rename(const ExprPtr &e, const std::map<std::string, std::string> &names
   return copy;
 }
 
-struct RawAccess {
-  const Expr *read;
-  bool guarded;
-};
-
-void collect_reads(const Expr &e, bool guarded, std::vector<RawAccess> &out) {
-  if (e.kind == ExprKind::Read) out.push_back({&e, guarded});
-  if (e.kind == ExprKind::Guard) {
-    collect_reads(*e.args[0], true, out);
-    collect_reads(*e.args[1], false, out);
-    return;
-  }
-  for (const auto &a : e.args) collect_reads(*a, false, out);
-}
 
 std::string dim_text(const Dim &d) { return d.is_symbolic() ? isl_var(d.symbol) : std::to_string(d.value); }
 
@@ -337,7 +324,7 @@ private:
       st.domain = isl::set(ctx_, prefix_ + "{ " + tuple + " : " + cons + " }").intersect_params(scop_.context);
       st.write = access(st, tuple, *st.lhs, false);
       if (!as.init) {
-        std::vector<RawAccess> reads;
+        std::vector<BodyRead> reads;
         collect_reads(*st.rhs, false, reads);
         for (const auto &r : reads) st.reads.push_back(access(st, tuple, *r.read, r.guarded));
       }

@@ -1,4 +1,5 @@
 // Builds a poly::Scop from isl strings (domains, accesses) and Compute bodies.
+#include "polyhedral/scop/collect_reads.h"
 #include "polyhedral/scop/scop_from_text.h"
 
 #include "graph/compute/compute.h"
@@ -42,21 +43,6 @@ std::vector<std::string> param_names(isl_space *space) {
   return out;
 }
 
-struct RawRead {
-  const Expr *read;
-  bool guarded;
-};
-
-/// Reads in evaluation order (the order build_scop uses).
-void collect_reads(const Expr &e, bool guarded, std::vector<RawRead> &out) {
-  if (e.kind == ExprKind::Read) out.push_back({&e, guarded});
-  if (e.kind == ExprKind::Guard) {
-    collect_reads(*e.args[0], true, out);
-    collect_reads(*e.args[1], false, out);
-    return;
-  }
-  for (const auto &a : e.args) collect_reads(*a, false, out);
-}
 
 /// Every Var of `e` must be an index or a parameter; every Read an array of the right rank.
 void check_names(const Expr &e, const std::set<std::string> &vars, const Scop &scop, const std::string &where) {
@@ -265,7 +251,7 @@ private:
     st.lhs = s.lhs;
     st.rhs = s.rhs;
 
-    std::vector<RawRead> raw;
+    std::vector<BodyRead> raw;
     collect_reads(*s.rhs, false, raw);
     if (raw.size() != t.reads.size())
       fail(where, "the body reads " + std::to_string(raw.size()) + " times but " + std::to_string(t.reads.size()) +
