@@ -6,4 +6,6 @@ target_sources(atoll_lib PRIVATE
   pipeline/run_pipeline.cpp
   pipeline/report.cpp
   pipeline/compile_graph.cpp
+  pipeline/cluster_options.cpp
+  pipeline/run_compiled.cpp
 )

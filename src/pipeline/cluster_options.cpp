@@ -1,0 +1,41 @@
+// Polyhedral options of one cluster from the graph's schedule hints.
+#include "src/pipeline/compile_graph.h"
+
+namespace atl {
+
+namespace {
+
+UserError hint_error(const Graph &g, const std::string &hint, const std::string &why) {
+  Location loc{g.pointer.empty() ? "" : g.pointer + "/schedule/" + hint, g.name};
+  loc.hint = hint;
+  return UserError(why, loc);
+}
+
+}  // namespace
+
+poly::PolyOptions cluster_options(const Graph &graph, const std::string &cluster, std::size_t num_clusters,
+                                  const CompileOptions &options) {
+  const ScheduleHints &h = graph.schedule;
+  poly::PolyOptions o;
+  o.scheduler = !options.scheduler.empty() ? options.scheduler : !h.scheduler.empty() ? h.scheduler : "isl";
+  if (h.vectorize) o.vectorize = *h.vectorize;
+  if (h.parallel) o.parallel = *h.parallel;
+  if (!h.tile.empty())
+    throw hint_error(graph, "tile", "tiling (the `tile` hint) is not available yet; remove the hint");
+  if (h.unroll && *h.unroll > 1)
+    throw hint_error(graph, "unroll", "unrolling by a factor is not available yet; remove the hint or set it to 1");
+  if (h.tree.is_string()) {
+    if (num_clusters != 1)
+      throw hint_error(graph, "tree",
+                       "the graph compiles as " + std::to_string(num_clusters) +
+                           " clusters; give `tree` as an object keyed by cluster name (explain --stage clusters)");
+    o.scheduler = "given";
+    o.tree = h.tree.get<std::string>();
+  } else if (h.tree.is_object() && h.tree.contains(cluster)) {
+    o.scheduler = "given";
+    o.tree = h.tree.at(cluster).get<std::string>();
+  }
+  return o;
+}
+
+}  // namespace atl
