@@ -36,6 +36,8 @@ struct ClusterResult {
   std::vector<std::string> fallbacks;                  ///< for report.json
   std::vector<std::pair<std::string, double>> timings_ms;  ///< per stage
   std::map<std::string, std::string> array_of_tensor;  ///< graph tensor -> kernel array
+  /// What the optimizer did (--stats), e.g. bands_tiled, loops_vectorized, arrays_promoted.
+  std::map<std::string, long> stats;
 };
 
 /// Compiles one cluster (nodes in graph order) of a finalized graph. Throws

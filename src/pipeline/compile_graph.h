@@ -5,6 +5,7 @@
 #include <atoll/graph.h>
 #include <atoll/tensor.h>
 
+#include "graph/memory/views.h"
 #include "polyhedral/compile_cluster.h"
 
 #include <functional>
@@ -33,6 +34,11 @@ struct CompiledGraph {
   std::map<std::string, double> stage_ms;     ///< summed over clusters
   double compile_ms = 0;
   std::shared_ptr<void> keep_alive;           ///< owns the JIT or the loaded shared object
+  /// Tensors that are views of others (no kernel writes them): the runner
+  /// places them inside their base's storage.
+  std::vector<memory::TensorAlias> aliases;
+  /// Weights the compiler made (folded constants): fed with the caller's inputs.
+  std::map<std::string, Tensor> constants;
 };
 
 /// The clusters of a graph: each node its own cluster, in topological order

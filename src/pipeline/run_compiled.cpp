@@ -76,15 +76,39 @@ std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const 
                                            std::vector<double> *times_ms) {
   std::map<std::string, std::vector<unsigned char>> buffers;
   for (const auto &[name, t] : feeds) buffers[name] = to_raw(t);
+  for (const auto &[name, t] : compiled.constants)
+    if (!buffers.count(name)) buffers[name] = to_raw(t);
+  std::map<std::string, const memory::TensorAlias *> alias_of;
+  for (const memory::TensorAlias &a : compiled.aliases) alias_of[a.tensor] = &a;
+  std::vector<std::vector<unsigned char> *> zeroed;  // outputs and temporaries: zero before each run
+
+  // The storage of a graph tensor: its own buffer, or a place in its alias base.
+  auto tensor_bytes = [&](const std::string &tensor) {
+    const TensorDecl &d = concrete.tensor(tensor);
+    return static_cast<std::size_t>(shape_numel(concrete_shape(d.type.shape))) * dtype_size(d.type.dtype);
+  };
+  auto storage = [&](const std::string &tensor, std::size_t bytes) -> unsigned char * {
+    std::string base = tensor;
+    std::size_t offset = 0;
+    if (auto a = alias_of.find(tensor); a != alias_of.end()) {
+      base = a->second->base;
+      offset = static_cast<std::size_t>(a->second->byte_offset);
+    }
+    auto [it, fresh] = buffers.try_emplace(base);
+    if (fresh) {
+      it->second.assign(base == tensor ? bytes : tensor_bytes(base), 0);
+      zeroed.push_back(&it->second);
+    }
+    ATOLL_ASSERT(offset + bytes <= it->second.size(), "buffer size mismatch for tensor " + tensor);
+    return it->second.data() + offset;
+  };
 
   struct Call {
     std::vector<void *> arrays;
     std::vector<std::int64_t> params;
   };
   std::vector<Call> calls;
-  std::vector<std::vector<unsigned char> *> zeroed;  // outputs and temporaries: zero before each run
   std::vector<std::vector<unsigned char>> temporaries;
-  temporaries.reserve(64);
   std::size_t total_temps = 0;
   for (const auto &c : compiled.clusters)
     for (const auto &a : c.kernel.arrays) total_temps += a.role == poly::LArray::Role::Temporary;
@@ -97,21 +121,13 @@ std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const 
       auto t = tensor_of.find(a.name);
       Shape shape = eval_shape(a.shape, params);
       std::size_t bytes = static_cast<std::size_t>(shape_numel(shape)) * dtype_size(a.dtype);
-      std::vector<unsigned char> *buf;
       if (t != tensor_of.end()) {
-        auto [it, fresh] = buffers.try_emplace(t->second);
-        buf = &it->second;
-        if (fresh) {
-          buf->assign(bytes, 0);
-          zeroed.push_back(buf);
-        }
+        call.arrays.push_back(storage(t->second, bytes));
       } else {
         temporaries.emplace_back(bytes, 0);
-        buf = &temporaries.back();
-        zeroed.push_back(buf);
+        zeroed.push_back(&temporaries.back());
+        call.arrays.push_back(temporaries.back().data());
       }
-      ATOLL_ASSERT(buf->size() == bytes, "buffer size mismatch for array " + a.name);
-      call.arrays.push_back(buf->data());
     }
     for (const std::string &p : c.kernel.params) {
       auto it = params.find(p);
@@ -131,9 +147,9 @@ std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const 
   std::map<std::string, Tensor> out;
   for (const std::string &o : concrete.outputs) {
     const TensorDecl &d = concrete.tensor(o);
-    auto it = buffers.find(o);
-    ATOLL_ASSERT(it != buffers.end(), "no buffer for graph output " + o);
-    out[o] = from_raw(it->second, d.type.dtype, concrete_shape(d.type.shape));
+    std::size_t bytes = tensor_bytes(o);
+    const unsigned char *p = storage(o, bytes);
+    out[o] = from_raw(std::vector<unsigned char>(p, p + bytes), d.type.dtype, concrete_shape(d.type.shape));
   }
   return out;
 }
