@@ -16,3 +16,5 @@ target_sources(atoll_poly PRIVATE
 include(schedule/pluto_sources.cmake)
 include(scop/text_sources.cmake)
 include(transforms/sources.cmake)
+include(transforms/perf_sources.cmake)
+include(target/sources.cmake)

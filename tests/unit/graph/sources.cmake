@@ -8,3 +8,5 @@ target_sources(atoll_graph_tests PRIVATE
   unit/graph/ir/graph_test.cpp
 )
 include(unit/graph/passes/sources.cmake)
+include(unit/graph/fusion/sources.cmake)
+include(unit/graph/memory/sources.cmake)

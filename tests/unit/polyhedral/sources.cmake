@@ -8,3 +8,4 @@ target_sources(atoll_tests PRIVATE
 )
 include(unit/polyhedral/schedule/pluto_sources.cmake)
 include(unit/polyhedral/transforms/sources.cmake)
+include(unit/polyhedral/transforms/perf_sources.cmake)

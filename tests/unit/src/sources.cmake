@@ -15,3 +15,5 @@ target_sources(atoll_tests PRIVATE
   unit/src/ops/op_cases.cpp
   unit/src/ops/compiled_vs_reference_test.cpp
 )
+include(unit/src/pipeline/fusion_sources.cmake)
+include(unit/src/pipeline/memory_sources.cmake)

@@ -1,0 +1,3 @@
+# Target description of the host CPU for the cost model (paths relative to polyhedral/).
+target_sources(atoll_poly PRIVATE
+)

@@ -1,0 +1,3 @@
+# Unit tests of the performance transformations (paths relative to tests/).
+target_sources(atoll_tests PRIVATE
+)

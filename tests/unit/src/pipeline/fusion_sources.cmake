@@ -1,0 +1,3 @@
+# Pipeline tests of fused clusters (paths relative to tests/).
+target_sources(atoll_tests PRIVATE
+)

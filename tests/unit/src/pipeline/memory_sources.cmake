@@ -1,0 +1,3 @@
+# Pipeline tests of memory planning and parallel batch compilation (paths relative to tests/).
+target_sources(atoll_tests PRIVATE
+)
