@@ -22,6 +22,67 @@ const char *pattern_name(PatternKind kind) {
 
 namespace {
 
+/// A scalar attribute may arrive as a one-element list (a constant input moved into attrs).
+const nlohmann::json *scalar(const nlohmann::json *v) {
+  if (v && v->is_array() && v->size() == 1) return &(*v)[0];
+  return v;
+}
+
+bool integral(const nlohmann::json &v) {
+  if (v.is_number_integer()) return true;
+  if (!v.is_number_float()) return false;
+  double d = v.get<double>();
+  return std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9.0e18;
+}
+
+std::int64_t as_int(const nlohmann::json &v) {
+  return v.is_number_integer() ? v.get<std::int64_t>() : static_cast<std::int64_t>(v.get<double>());
+}
+
+}  // namespace
+
+bool attr_kind_matches(AttrKind kind, const nlohmann::json &v, bool strict) {
+  auto all = [&](auto pred) {
+    if (!v.is_array()) return !strict && pred(v);
+    for (const auto &e : v)
+      if (!pred(e)) return false;
+    return true;
+  };
+  auto integer = [strict](const nlohmann::json &e) { return strict ? e.is_number_integer() : integral(e); };
+  auto number = [](const nlohmann::json &e) { return e.is_number(); };
+  const nlohmann::json &one = strict ? v : *scalar(&v);
+  switch (kind) {
+  case AttrKind::Int: return integer(one);
+  case AttrKind::Float: return one.is_number();
+  case AttrKind::String: return v.is_string();
+  case AttrKind::Ints: return all(integer);
+  case AttrKind::Floats: return all(number);
+  case AttrKind::Strings: return all([](const nlohmann::json &e) { return e.is_string(); });
+  case AttrKind::DType:
+    if (!strict) return v.is_string() || v.is_number_integer();
+    return (v.is_string() && parse_dtype(v.get<std::string>())) ||
+           (v.is_number_integer() && dtype_from_onnx(v.get<long long>()));
+  case AttrKind::Any: return true;
+  }
+  return false;
+}
+
+const char *attr_kind_text(AttrKind kind) {
+  switch (kind) {
+  case AttrKind::Int: return "an integer";
+  case AttrKind::Float: return "a number";
+  case AttrKind::String: return "a string";
+  case AttrKind::Ints: return "a list of integers";
+  case AttrKind::Floats: return "a list of numbers";
+  case AttrKind::Strings: return "a list of strings";
+  case AttrKind::DType: return "a dtype name (\"f16\") or ONNX's TensorProto enum integer";
+  case AttrKind::Any: return "any value";
+  }
+  return "?";
+}
+
+namespace {
+
 std::vector<TensorType> checked_infer(const OpContext &ctx);
 OpDefinition resolved_define(const OpContext &ctx);
 
@@ -57,57 +118,6 @@ const Registry &registry() {
   return r;
 }
 
-/// A scalar attribute may arrive as a one-element list (a constant input moved into attrs).
-const nlohmann::json *scalar(const nlohmann::json *v) {
-  if (v && v->is_array() && v->size() == 1) return &(*v)[0];
-  return v;
-}
-
-bool integral(const nlohmann::json &v) {
-  if (v.is_number_integer()) return true;
-  if (!v.is_number_float()) return false;
-  double d = v.get<double>();
-  return std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9.0e18;
-}
-
-std::int64_t as_int(const nlohmann::json &v) {
-  return v.is_number_integer() ? v.get<std::int64_t>() : static_cast<std::int64_t>(v.get<double>());
-}
-
-bool kind_ok(AttrKind kind, const nlohmann::json &v) {
-  auto all = [&](auto pred) {
-    if (!v.is_array()) return pred(v);
-    for (const auto &e : v)
-      if (!pred(e)) return false;
-    return true;
-  };
-  switch (kind) {
-  case AttrKind::Int: return integral(*scalar(&v));
-  case AttrKind::Float: return scalar(&v)->is_number();
-  case AttrKind::String: return v.is_string();
-  case AttrKind::Ints: return all(integral);
-  case AttrKind::Floats: return all([](const nlohmann::json &e) { return e.is_number(); });
-  case AttrKind::Strings: return all([](const nlohmann::json &e) { return e.is_string(); });
-  case AttrKind::DType: return v.is_string() || v.is_number_integer();
-  case AttrKind::Any: return true;
-  }
-  return false;
-}
-
-const char *kind_text(AttrKind kind) {
-  switch (kind) {
-  case AttrKind::Int: return "an integer";
-  case AttrKind::Float: return "a number";
-  case AttrKind::String: return "a string";
-  case AttrKind::Ints: return "a list of integers";
-  case AttrKind::Floats: return "a list of numbers";
-  case AttrKind::Strings: return "a list of strings";
-  case AttrKind::DType: return "an element type name or ONNX type number";
-  case AttrKind::Any: return "any value";
-  }
-  return "?";
-}
-
 /// Checks attribute names and JSON kinds (as the front end does for
 /// batches) before the operator's own inference.
 std::vector<TensorType> checked_infer(const OpContext &ctx) {
@@ -123,8 +133,8 @@ std::vector<TensorType> checked_infer(const OpContext &ctx) {
         for (const AttrSpec &a : op->attrs) list += (list.empty() ? "" : ", ") + std::string(a.name);
         throw ctx.error(ctx.node.op + ": unknown attribute '" + name + "' (accepted: " + (list.empty() ? "none" : list) + ")");
       }
-      if (!kind_ok(spec->kind, value))
-        throw ctx.error(ctx.node.op + ": attribute '" + name + "' must be " + kind_text(spec->kind) + ", got " +
+      if (!attr_kind_matches(spec->kind, value, false))
+        throw ctx.error(ctx.node.op + ": attribute '" + name + "' must be " + attr_kind_text(spec->kind) + ", got " +
                         value.dump());
     }
   else if (!ctx.node.attrs.is_null())

@@ -21,6 +21,13 @@ const char *pattern_name(PatternKind kind);
 /// JSON type of an attribute value.
 enum class AttrKind { Int, Float, String, Ints, Floats, Strings, DType, Any };
 
+/// Whether a JSON attribute value has `kind`. Strict (batch files): exact JSON
+/// types. Lenient (graphs built in code, constant inputs moved into attrs): a
+/// scalar may arrive as a one-element list and an integer as an integral float.
+bool attr_kind_matches(AttrKind kind, const nlohmann::json &v, bool strict);
+/// "an integer", "a list of numbers", ...: for messages.
+const char *attr_kind_text(AttrKind kind);
+
 struct AttrSpec {
   const char *name;
   AttrKind kind;

@@ -132,42 +132,6 @@ void flatten_data(const json &j, const std::string &ptr, const std::string &grap
   }
 }
 
-bool kind_matches(AttrKind kind, const json &v) {
-  auto all = [&](auto pred) {
-    if (!v.is_array()) return false;
-    for (const json &e : v)
-      if (!pred(e)) return false;
-    return true;
-  };
-  switch (kind) {
-  case AttrKind::Int: return v.is_number_integer();
-  case AttrKind::Float: return v.is_number();
-  case AttrKind::String: return v.is_string();
-  case AttrKind::Ints: return all([](const json &e) { return e.is_number_integer(); });
-  case AttrKind::Floats: return all([](const json &e) { return e.is_number(); });
-  case AttrKind::Strings: return all([](const json &e) { return e.is_string(); });
-  case AttrKind::DType:
-    return (v.is_string() && parse_dtype(v.get<std::string>())) ||
-           (v.is_number_integer() && dtype_from_onnx(v.get<long long>()));
-  case AttrKind::Any: return true;
-  }
-  return false;
-}
-
-const char *kind_text(AttrKind kind) {
-  switch (kind) {
-  case AttrKind::Int: return "an integer";
-  case AttrKind::Float: return "a number";
-  case AttrKind::String: return "a string";
-  case AttrKind::Ints: return "a list of integers";
-  case AttrKind::Floats: return "a list of numbers";
-  case AttrKind::Strings: return "a list of strings";
-  case AttrKind::DType: return "a dtype name (\"f16\") or ONNX's TensorProto enum integer";
-  case AttrKind::Any: return "any value";
-  }
-  return "?";
-}
-
 std::map<std::string, ParamRange> read_params(const json &j, const std::string &ptr, const std::string &graph) {
   std::map<std::string, ParamRange> params;
   if (!j.is_object()) field_error(ptr, std::string("expected an object of parameter ranges, got ") + json_kind(j), graph);
@@ -267,8 +231,8 @@ void read_nodes(const json &j, const std::string &ptr, const std::string &graph,
           throw UserError("unknown attribute '" + k + "' of " + n.op + " (accepted: " + (list.empty() ? "none" : list) + ")",
                           {ap, graph, n.name});
         }
-        if (!kind_matches(spec->kind, v))
-          throw UserError(std::string("expected ") + kind_text(spec->kind) + ", got " + json_kind(v), {ap, graph, n.name});
+        if (!attr_kind_matches(spec->kind, v, true))
+          throw UserError(std::string("expected ") + attr_kind_text(spec->kind) + ", got " + json_kind(v), {ap, graph, n.name});
       }
       n.attrs = *attrs;
     }
