@@ -389,7 +389,8 @@ def compile_check(args, atoll_exe):
         cms = [g.get("compile_ms") or 0 for g in gs]
         res["sum_compile_ms"] = sum(cms)
         res["max_compile_ms"] = max(cms) if cms else 0
-        res["nodes"] = None
+        res["failed"] = [{"graph": g.get("name"), "error": (g.get("error") or "")[:300]}
+                         for g in gs if g.get("status") != "ok"]
     except (OSError, ValueError) as e:
         res["error"] = str(e)
     shutil.rmtree(out, ignore_errors=True)
@@ -398,7 +399,9 @@ def compile_check(args, atoll_exe):
           f"sum of per-graph compile_ms {res.get('sum_compile_ms', 0) / 1e3:.1f} s, "
           f"slowest graph {res.get('max_compile_ms', 0) / 1e3:.1f} s); target < 60 s: "
           f"{'met' if wall < 60 and p.returncode == 0 else 'NOT met'}")
-    if p.returncode != 0:
+    for f in res.get("failed", [])[:5]:
+        print(f"  failed: {f['graph']}: {f['error']}")
+    if p.returncode != 0 and not res.get("failed"):
         print("  stderr: " + p.stderr.strip()[-400:])
     return res
 
@@ -475,6 +478,16 @@ def main():
         print()
         meta["compile_check"] = compile_check(args, args.atoll)
 
+    for r in records:  # the figures of the tables, and the best (min) of the repeats for comparison
+        r["summary"] = {}
+        for t in args.threads:
+            f, u, o = med(r["fused"], t), med(r["unfused"], t), med(r["ort"], t)
+            best = {k: min(v) for k, v in (("fused", (r["fused"].get("ms") or {}).get(str(t))),
+                                           ("unfused", (r["unfused"].get("ms") or {}).get(str(t))),
+                                           ("ort", (r["ort"].get("ms") or {}).get(str(t)))) if v}
+            r["summary"][str(t)] = {"fused_ms": f, "unfused_ms": u, "ort_ms": o,
+                                    "ort_over_fused": o / f if o and f else None,
+                                    "unfused_over_fused": u / f if u and f else None, "best_ms": best}
     os.makedirs(args.results, exist_ok=True)
     stamp = started.strftime("%Y%m%dT%H%M%SZ")
     result = {"meta": meta, "cases": records}
