@@ -1,6 +1,7 @@
 // Nodes that need no kernel because their output is a view of another
 // tensor's memory (Reshape, Flatten, Squeeze, Unsqueeze; Concat written in
-// place by its producers where legal).
+// place by its producers where legal: its inputs alias the output at byte
+// offsets).
 #pragma once
 
 #include <atoll/graph.h>
