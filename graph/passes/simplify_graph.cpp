@@ -6,6 +6,7 @@
 #include "graph/passes/eliminate_dead_nodes.h"
 #include "graph/passes/fold_batchnorm.h"
 #include "graph/passes/fold_constants.h"
+#include "graph/passes/fold_pad.h"
 
 #include <functional>
 
@@ -24,6 +25,7 @@ Graph simplify_graph(const Graph &graph, const SimplifyOptions &options, Simplif
     passes.emplace_back("fold_constants", [&](const Graph &g, PassStats *st) {
       return fold_constants(g, st, options.max_folded_elements);
     });
+  if (options.fold_pad) passes.emplace_back("fold_pad", fold_pad);
   if (options.fold_batchnorm) passes.emplace_back("fold_batchnorm", fold_batchnorm);
   if (options.cancel_transposes) passes.emplace_back("cancel_transposes", cancel_transposes);
   if (options.eliminate_common_subexpr) passes.emplace_back("eliminate_common_subexpr", eliminate_common_subexpr);

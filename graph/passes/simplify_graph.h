@@ -16,6 +16,7 @@ namespace atl {
 /// Which passes simplify_graph runs, and their limits.
 struct SimplifyOptions {
   bool fold_constants = true;
+  bool fold_pad = false;  ///< off by default for API compatibility; compile_graph turns it on
   bool fold_batchnorm = true;
   bool cancel_transposes = true;
   bool eliminate_common_subexpr = true;
@@ -35,7 +36,7 @@ struct SimplifySummary {
 /// Text of a summary: one line per pass with its counts, then the totals.
 void print_simplify_summary(std::ostream &os, const SimplifySummary &summary);
 
-/// Runs the enabled passes in the order fold_constants, fold_batchnorm,
+/// Runs the enabled passes in the order fold_constants, fold_pad, fold_batchnorm,
 /// cancel_transposes, eliminate_common_subexpr, eliminate_dead_nodes, again
 /// and again until a round changes nothing (or max_rounds).
 ///

@@ -6,6 +6,7 @@ target_sources(atoll_graph PRIVATE
   passes/evaluate_node.cpp
   passes/fold_batchnorm.cpp
   passes/fold_constants.cpp
+  passes/fold_pad.cpp
   passes/rebuild_graph.cpp
   passes/simplify_graph.cpp
 )

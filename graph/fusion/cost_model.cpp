@@ -1,0 +1,109 @@
+// Fusion rules by pattern kind, the heavy-operator and statement caps, and the bytes a cluster saves.
+#include "graph/fusion/cost_model.h"
+
+#include "graph/fusion/node_facts.h"
+
+#include <deque>
+#include <map>
+#include <set>
+
+namespace atl::fusion {
+
+namespace {
+
+/// Nodes of `in` reachable from `from` through nodes of `in` (from included).
+std::set<NodeId> reachable_within(const Graph &graph, NodeId from, const std::set<NodeId> &in) {
+  const NodeGraph &g = graph.nodes();
+  std::set<NodeId> seen{from};
+  std::deque<NodeId> queue{from};
+  while (!queue.empty()) {
+    NodeId v = queue.front();
+    queue.pop_front();
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+      NodeId w = boost::target(*e, g);
+      if (in.count(w) && seen.insert(w).second) queue.push_back(w);
+    }
+  }
+  return seen;
+}
+
+/// Traffic saved: each read of a tensor made inside the cluster by a node
+/// inside it, plus its write when no one outside (and no graph output) reads it.
+std::int64_t bytes_saved(const Graph &graph, const std::set<NodeId> &in) {
+  const NodeGraph &g = graph.nodes();
+  std::set<std::string> outputs(graph.outputs.begin(), graph.outputs.end());
+  std::map<std::string, std::pair<int, int>> reads;  // tensor -> (inside, outside)
+  for (NodeId v : in)
+    for (auto [e, end] = boost::out_edges(v, g); e != end; ++e) {
+      auto &r = reads[g[*e].tensor];
+      (in.count(boost::target(*e, g)) ? r.first : r.second)++;
+    }
+  std::int64_t saved = 0;
+  for (const auto &[t, r] : reads) {
+    if (r.first == 0) continue;
+    std::int64_t b = tensor_bytes(graph, t);
+    saved += b * r.first;
+    if (r.second == 0 && !outputs.count(t)) saved += b;
+  }
+  return saved;
+}
+
+}  // namespace
+
+ClusterVerdict judge_cluster(const Graph &graph, const std::vector<NodeId> &nodes, const FusionOptions &options) {
+  ClusterVerdict v;
+  std::set<NodeId> in(nodes.begin(), nodes.end());
+  for (NodeId n : nodes) v.statements += node_statements(graph, n);
+  if (nodes.size() <= 1) {
+    v.ok = true;
+    return v;
+  }
+  std::vector<NodeId> heavy;
+  for (NodeId n : nodes) {
+    PatternKind k = node_kind(graph, n);
+    if (k == PatternKind::Opaque) {
+      v.reason = node_label(graph, n) + " is opaque: it is not fused with other operators";
+      return v;
+    }
+    if (is_heavy(k)) heavy.push_back(n);
+  }
+  if (static_cast<int>(heavy.size()) > options.max_heavy) {
+    v.reason = "would put " + std::to_string(heavy.size()) + " heavy operators in one kernel (";
+    for (std::size_t i = 0; i < heavy.size(); ++i) v.reason += (i ? ", " : "") + node_label(graph, heavy[i]);
+    v.reason += "); the limit is " + std::to_string(options.max_heavy);
+    return v;
+  }
+  if (!heavy.empty()) {
+    NodeId h = heavy.front();
+    PatternKind hk = node_kind(graph, h);
+    std::set<NodeId> after = reachable_within(graph, h, in);
+    for (NodeId n : nodes) {
+      if (n == h) continue;
+      PatternKind k = node_kind(graph, n);
+      if (k == PatternKind::Injective) {
+        v.reason = node_label(graph, n) + " is injective (data movement), not an elementwise " +
+                   (after.count(n) ? "epilogue of " : "producer of ") + node_label(graph, h);
+        return v;
+      }
+      if (hk == PatternKind::OutFusable && !after.count(n)) {
+        v.reason = node_label(graph, n) + " feeds the contraction " + node_label(graph, h) +
+                   ": producers of a contraction stay separate";
+        return v;
+      }
+    }
+  }
+  if (v.statements > options.max_statements) {
+    v.reason = "the cluster would have " + std::to_string(v.statements) + " statements (limit " +
+               std::to_string(options.max_statements) + ")";
+    return v;
+  }
+  v.bytes_saved = bytes_saved(graph, in);
+  if (v.bytes_saved == 0) {
+    v.reason = "no intermediate tensor would stay inside the kernel";
+    return v;
+  }
+  v.ok = true;
+  return v;
+}
+
+}  // namespace atl::fusion
