@@ -7,6 +7,7 @@
 #include "polyhedral/isl/isl_context.h"
 #include "polyhedral/schedule/schedule.h"
 #include "polyhedral/scop/scop.h"
+#include "polyhedral/transforms/tile_for_cpu.h"
 
 #include <atoll/diagnostics.h>
 
@@ -55,6 +56,41 @@ ScheduleResult run_scheduler(const Scop &scop, const Dependences &deps, const Po
   throw UserError("unknown scheduler '" + o.scheduler + "' (expected isl, pluto, feautrier or a given tree)", hint);
 }
 
+/// Cost-model tiling for the CPU (a schedule the caller gave is used as is);
+/// the result is checked and dropped when illegal.
+isl::schedule optimize_for_cpu(const Scop &scop, const Dependences &deps, const isl::schedule &schedule,
+                               const std::string &algorithm, const PolyOptions &o, ClusterResult &r) {
+  if (!o.tile || algorithm == "given") return schedule;
+  CpuTileOptions to;
+  to.target = o.target;
+  to.cache_sizes = o.tile_sizes;
+  to.unroll = o.unroll;
+  to.vectorize = o.vectorize;
+  CpuTileResult t = tile_for_cpu(scop, schedule, to);
+  if (!t.applied) return schedule;
+  if (check_legality(scop, deps, t.schedule)) {
+    ++r.stats["tilings_rejected"];
+    return schedule;
+  }
+  r.stats["bands_tiled"] += 1;
+  r.stats["register_tiles"] += 1;
+  r.stats["register_tile_elements"] += t.mr * t.nr;
+  return t.schedule;
+}
+
+/// Counts the AST's marked loops into stats.
+void count_marks(const LStmt &s, std::map<std::string, long> &stats) {
+  if (s.kind == LStmtKind::For) {
+    if (s.marks.count(mark::kVector)) ++stats["loops_vectorized"];
+    if (s.marks.count(mark::kParallel)) ++stats["loops_parallel"];
+    if (s.marks.count(mark::kUnroll)) ++stats["loops_unrolled"];
+  }
+  for (const auto &b : s.body)
+    if (b) count_marks(*b, stats);
+  if (s.then_body) count_marks(*s.then_body, stats);
+  if (s.else_body) count_marks(*s.else_body, stats);
+}
+
 }  // namespace
 
 ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &cluster, const PolyOptions &options) {
@@ -91,6 +127,7 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
       sched.schedule = original;
       sched.algorithm = "original";
     }
+    sched.schedule = optimize_for_cpu(scop, deps, sched.schedule, sched.algorithm, options, r);
     r.schedule_yaml = schedule_to_yaml(sched.schedule);
     r.algorithm = sched.algorithm;
     r.fallbacks = sched.fallbacks;
@@ -100,6 +137,8 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     aopts.parallel = options.parallel;
     aopts.vectorize = options.vectorize;
     r.kernel = build_ast(scop, deps, sched.schedule, aopts);
+    if (options.vectorize) r.kernel.vector_lanes = options.target.vector_lanes;
+    count_marks(*r.kernel.body, r.stats);
     os.str("");
     print_loop_ast(os, r.kernel);
     r.ast_text = os.str();

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "polyhedral/ast/loop_ast.h"
+#include "polyhedral/target/cpu_target.h"
 
 #include <atoll/graph.h>
 
@@ -22,6 +23,14 @@ struct PolyOptions {
   bool parallel = true, vectorize = true;
   /// Tests: force the fallback ladder ("quota" or "all", see ScheduleOptions).
   std::string force_fallback;
+  /// Cost-model tiling for the CPU (transforms/tile_for_cpu): cache tiles,
+  /// register micro-tile, vector columns. Not applied to a given tree.
+  bool tile = true;
+  /// The `tile` hint: cache tile sizes per domain dimension of the main
+  /// statement (0 = not tiled); empty = the cost model decides.
+  std::vector<long> tile_sizes;
+  long unroll = 0;   ///< the `unroll` hint: register-tile rows (0 = cost model, 1 = no unroll-and-jam)
+  CpuTarget target = host_target();  ///< caches, vector width, cores (tests override)
 };
 
 struct ClusterResult {

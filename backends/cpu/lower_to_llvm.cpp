@@ -2,6 +2,7 @@
 #include "backends/cpu/lower_to_llvm.h"
 
 #include "backends/cpu/kernel_info.h"
+#include "backends/cpu/vector_analysis.h"
 
 #include <atoll/diagnostics.h>
 
@@ -19,7 +20,9 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <functional>
+#include <optional>
 #include <map>
 
 namespace atl::cpu {
@@ -61,6 +64,7 @@ public:
   KernelLowering(const poly::LKernel &k, llvm::Module &m)
       : k_(k), m_(m), ctx_(m.getContext()), b_(ctx_), i64_(b_.getInt64Ty()), ptr_(b_.getPtrTy()) {
     vt_ = uses_float_values(k) ? b_.getFloatTy() : b_.getDoubleTy();
+    lanes_ = std::max(1, k.vector_lanes);
     llvm::FastMathFlags fmf;
     fmf.setAllowContract();
     b_.setFastMathFlags(fmf);
@@ -167,32 +171,313 @@ private:
   void store(const LStmt &s) {
     const ArrayView &a = frame_.arrays.at(s.array);
     llvm::Value *p = element_ptr(a, offset(a, index_list(s.indices)));
+    if (promoted(s)) return promoted_store(s, p, false);
     llvm::Value *v = value(*s.value);
-    if (s.op != compute::AssignOp::Assign) {
-      llvm::Value *old = load_element(a.decl->dtype, p);
-      llvm::FastMathFlags saved = b_.getFastMathFlags();
-      if (reduction_depth_ > 0) {
-        llvm::FastMathFlags fmf = saved;
-        fmf.setAllowReassoc();
-        b_.setFastMathFlags(fmf);
-      }
-      switch (s.op) {
-      case compute::AssignOp::Assign: break;
-      case compute::AssignOp::Add: v = b_.CreateFAdd(old, v); break;
-      case compute::AssignOp::Mul: v = b_.CreateFMul(old, v); break;
-      case compute::AssignOp::Max: v = pick(v, old, true); break;
-      case compute::AssignOp::Min: v = pick(v, old, false); break;
-      }
-      b_.setFastMathFlags(saved);
-    }
+    if (s.op != compute::AssignOp::Assign) v = combine(s.op, load_element(a.decl->dtype, p), v);
     store_element(a.decl->dtype, p, v);
+  }
+
+  /// old OP v for a reduction store (re-associable inside reduction loops).
+  llvm::Value *combine(compute::AssignOp op, llvm::Value *old, llvm::Value *v) {
+    llvm::FastMathFlags saved = b_.getFastMathFlags();
+    if (reduction_depth_ > 0) {
+      llvm::FastMathFlags fmf = saved;
+      fmf.setAllowReassoc();
+      b_.setFastMathFlags(fmf);
+    }
+    switch (op) {
+    case compute::AssignOp::Assign: break;
+    case compute::AssignOp::Add: v = b_.CreateFAdd(old, v); break;
+    case compute::AssignOp::Mul: v = b_.CreateFMul(old, v); break;
+    case compute::AssignOp::Max: v = pick(v, old, true); break;
+    case compute::AssignOp::Min: v = pick(v, old, false); break;
+    }
+    b_.setFastMathFlags(saved);
+    return v;
   }
 
   void loop(const LStmt &s) {
     if (s.marks.count(poly::mark::kParallel))
       if (auto ub = loop_upper_bound(s)) return parallel_loop(s, *ub);
     llvm::Value *start = index(*s.init);
+    if (!promo_ && vt_->isFloatTy()) {
+      std::set<std::string> arrays = promotable_accumulators(k_, s, lanes_, kMaxUnroll, kMaxAccumulators);
+      if (!arrays.empty()) return promoted_loop(s, start, arrays);
+    }
+    if (auto ub = loop_upper_bound(s)) {
+      std::optional<std::int64_t> trip = constant_trip_count(s);
+      if (vectorize(s)) return vector_loop(s, start, exclusive_end(*ub), trip);
+      if (s.marks.count(poly::mark::kUnroll) && trip && *trip <= kMaxUnroll) return unrolled_loop(s, start, *trip);
+    }
     counted_loop(s, start, [&](llvm::Value *) { return cond(*s.cond); });
+  }
+
+  // ---- explicit vectors and unrolling ----------------------------------------------------------
+
+  static constexpr std::int64_t kMaxUnroll = 16;
+  static constexpr std::int64_t kMaxAccumulators = 40;
+
+  bool vectorize(const LStmt &s) const { return lanes_ > 1 && vt_->isFloatTy() && has_vector_form(k_, s); }
+
+  llvm::Value *exclusive_end(const LoopUpperBound &ub) {
+    llvm::Value *e = index(*ub.bound);
+    return ub.inclusive ? b_.CreateNSWAdd(e, b_.getInt64(1)) : e;
+  }
+
+  /// The body `n` times with the iterator start, start + step, ... (a constant trip count).
+  void unrolled_loop(const LStmt &s, llvm::Value *start, std::int64_t n) {
+    auto saved = frame_.vars.find(s.iterator) == frame_.vars.end() ? std::optional<llvm::Value *>()
+                                                                    : std::optional<llvm::Value *>(frame_.vars[s.iterator]);
+    bool reduction = s.marks.count(poly::mark::kReduction) > 0;
+    reduction_depth_ += reduction;
+    for (std::int64_t t = 0; t < n; ++t) {
+      frame_.vars[s.iterator] = b_.CreateNSWAdd(start, b_.getInt64(t * s.step));
+      for (const poly::LStmtPtr &c : s.body)
+        if (c) stmt(*c);
+    }
+    reduction_depth_ -= reduction;
+    if (saved) frame_.vars[s.iterator] = *saved;
+    else frame_.vars.erase(s.iterator);
+  }
+
+  /// A kVector loop as <lanes x float> code over [start, end), then scalar
+  /// code for the remainder. A constant trip count gives straight-line code
+  /// when short (register micro-tiles), loops otherwise.
+  void vector_loop(const LStmt &s, llvm::Value *start, llvm::Value *end, std::optional<std::int64_t> trip) {
+    const std::int64_t w = lanes_;
+    LStmt scalar = s;  // the remainder: same body, no vector hint
+    scalar.marks.erase(poly::mark::kVector);
+    auto saved = frame_.vars.find(s.iterator) == frame_.vars.end() ? std::optional<llvm::Value *>()
+                                                                    : std::optional<llvm::Value *>(frame_.vars[s.iterator]);
+    auto restore = [&] {
+      if (saved) frame_.vars[s.iterator] = *saved;
+      else frame_.vars.erase(s.iterator);
+    };
+    if (trip && *trip / w <= kMaxUnroll && *trip % w <= kMaxUnroll) {
+      std::int64_t chunks = *trip / w;
+      for (std::int64_t c = 0; c < chunks; ++c) {
+        frame_.vars[s.iterator] = b_.CreateNSWAdd(start, b_.getInt64(c * w));
+        vector_body(s);
+      }
+      restore();
+      if (*trip % w) unrolled_loop(scalar, b_.CreateNSWAdd(start, b_.getInt64(chunks * w)), *trip % w);
+      return;
+    }
+    // for (v = start; v + w <= end; v += w) vector body
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    auto *header = llvm::BasicBlock::Create(ctx_, s.iterator + ".vheader", frame_.fn);
+    auto *body = llvm::BasicBlock::Create(ctx_, s.iterator + ".vbody", frame_.fn);
+    auto *exit = llvm::BasicBlock::Create(ctx_, s.iterator + ".vexit", frame_.fn);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode *iv = b_.CreatePHI(i64_, 2, s.iterator + ".v");
+    iv->addIncoming(start, pre);
+    b_.CreateCondBr(b_.CreateICmpSLE(b_.CreateNSWAdd(iv, b_.getInt64(w)), end), body, exit);
+    b_.SetInsertPoint(body);
+    frame_.vars[s.iterator] = iv;
+    vector_body(s);
+    iv->addIncoming(b_.CreateNSWAdd(iv, b_.getInt64(w)), b_.GetInsertBlock());
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
+    restore();
+    counted_loop(scalar, iv, [&](llvm::Value *i) { return b_.CreateICmpSLT(i, end); });
+  }
+
+  /// A guarded load along the vector: a masked load whose lanes outside the
+  /// array's extents take the fallback (no out-of-bounds access happens).
+  llvm::Value *vector_guarded_load(const LExpr &e) {
+    const LExpr &ld = *e.args[0];
+    bool moves = false;
+    for (const poly::LExprPtr &x : ld.args)
+      if (coefficient(*x, current_vector_iterator_) != 0) moves = true;
+    if (!moves) return splat(guarded_load(e));
+    const ArrayView &a = frame_.arrays.at(ld.name);
+    std::vector<llvm::Value *> idx = index_list(ld.args);
+    llvm::Value *inside = b_.getTrue();
+    for (std::size_t d = 0; d + 1 < idx.size(); ++d) inside = b_.CreateAnd(inside, b_.CreateICmpULT(idx[d], a.extents[d]));
+    std::vector<llvm::Constant *> steps;
+    for (std::int64_t l = 0; l < lanes_; ++l) steps.push_back(b_.getInt64(static_cast<std::uint64_t>(l)));
+    llvm::Value *lane_idx = b_.CreateAdd(b_.CreateVectorSplat(static_cast<unsigned>(lanes_), idx.back()),
+                                         llvm::ConstantVector::get(steps));
+    llvm::Value *mask = b_.CreateICmpULT(lane_idx, b_.CreateVectorSplat(static_cast<unsigned>(lanes_), a.extents.back()));
+    mask = b_.CreateAnd(mask, b_.CreateVectorSplat(static_cast<unsigned>(lanes_), inside));
+    // Not inbounds: lanes before the array's start are masked off.
+    llvm::Value *p = b_.CreateGEP(b_.getFloatTy(), a.base, offset(a, idx));
+    return b_.CreateMaskedLoad(vec_ty(), p, llvm::Align(4), mask, vector_value(*e.args[1]));
+  }
+
+  void vector_body(const LStmt &s) {
+    current_vector_iterator_ = s.iterator;
+    bool reduction = s.marks.count(poly::mark::kReduction) > 0;
+    reduction_depth_ += reduction;
+    for (const poly::LStmtPtr &c : s.body)
+      if (c) vector_stmt(*c);
+    reduction_depth_ -= reduction;
+  }
+
+  llvm::Type *vec_ty() { return llvm::FixedVectorType::get(b_.getFloatTy(), static_cast<unsigned>(lanes_)); }
+
+  void vector_stmt(const LStmt &s) {
+    if (s.kind == LStmtKind::Block) {
+      for (const poly::LStmtPtr &c : s.body)
+        if (c) vector_stmt(*c);
+      return;
+    }
+    ATOLL_ASSERT(s.kind == LStmtKind::Store, "vector loop body with a loop or a condition");
+    const ArrayView &a = frame_.arrays.at(s.array);
+    llvm::Value *p = element_ptr(a, offset(a, index_list(s.indices)));
+    if (promoted(s)) return promoted_store(s, p, true);
+    llvm::Value *v = vector_value(*s.value);
+    if (s.op != compute::AssignOp::Assign) v = combine(s.op, b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4)), v);
+    b_.CreateAlignedStore(v, p, llvm::Align(4));
+  }
+
+  // ---- accumulators in registers ---------------------------------------------------------------
+  //
+  // A reduction loop whose body is straight-line code (unrolled rows, vector
+  // chunks) and whose reduction stores do not move with it keeps those
+  // elements in SSA values: loaded before the loop (collect pass over the
+  // body, addresses only), carried by phis, stored after it.
+
+  struct Accumulator {
+    llvm::Value *ptr = nullptr;
+    bool vector = false;
+    llvm::Value *init = nullptr, *current = nullptr;
+    llvm::PHINode *phi = nullptr;
+  };
+  struct Promotion {
+    std::set<std::string> arrays;
+    bool collecting = true;
+    std::size_t next = 0;
+    std::vector<Accumulator> acc;
+  };
+  Promotion *promo_ = nullptr;
+
+  bool promoted(const LStmt &s) const { return promo_ && s.op != compute::AssignOp::Assign && promo_->arrays.count(s.array); }
+
+  void promoted_store(const LStmt &s, llvm::Value *p, bool vector) {
+    if (promo_->collecting) {
+      Accumulator a;
+      a.ptr = p;
+      a.vector = vector;
+      a.init = vector ? b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4)) : b_.CreateLoad(b_.getFloatTy(), p);
+      promo_->acc.push_back(a);
+      return;
+    }
+    ATOLL_ASSERT(promo_->next < promo_->acc.size(), "accumulator sequence differs between passes");
+    Accumulator &a = promo_->acc[promo_->next++];
+    ATOLL_ASSERT(a.vector == vector, "accumulator kind differs between passes");
+    llvm::Value *v = vector ? vector_value(*s.value) : to_float(value(*s.value));
+    a.current = combine(s.op, a.current, v);
+  }
+
+  /// A reduction loop with its accumulators promoted (see above).
+  void promoted_loop(const LStmt &s, llvm::Value *start, const std::set<std::string> &arrays) {
+    Promotion promo;
+    promo.arrays = arrays;
+    Promotion *outer = promo_;
+    promo_ = &promo;
+    auto body = [&] {
+      bool reduction = s.marks.count(poly::mark::kReduction) > 0;
+      reduction_depth_ += reduction;
+      for (const poly::LStmtPtr &c : s.body)
+        if (c) stmt(*c);
+      reduction_depth_ -= reduction;
+    };
+    auto saved = frame_.vars.find(s.iterator) == frame_.vars.end() ? std::optional<llvm::Value *>()
+                                                                    : std::optional<llvm::Value *>(frame_.vars[s.iterator]);
+    frame_.vars[s.iterator] = start;  // the addresses do not depend on it
+    body();                           // collect: addresses and initial values only
+    promo.collecting = false;
+    llvm::BasicBlock *pre = b_.GetInsertBlock();
+    auto *header = llvm::BasicBlock::Create(ctx_, s.iterator + ".aheader", frame_.fn);
+    auto *loop_body = llvm::BasicBlock::Create(ctx_, s.iterator + ".abody", frame_.fn);
+    auto *exit = llvm::BasicBlock::Create(ctx_, s.iterator + ".aexit", frame_.fn);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(header);
+    llvm::PHINode *iv = b_.CreatePHI(i64_, 2, s.iterator);
+    iv->addIncoming(start, pre);
+    for (Accumulator &a : promo.acc) {
+      a.phi = b_.CreatePHI(a.init->getType(), 2, "acc");
+      a.phi->addIncoming(a.init, pre);
+    }
+    frame_.vars[s.iterator] = iv;
+    b_.CreateCondBr(cond(*s.cond), loop_body, exit);
+    b_.SetInsertPoint(loop_body);
+    for (Accumulator &a : promo.acc) a.current = a.phi;
+    promo.next = 0;
+    body();
+    ATOLL_ASSERT(promo.next == promo.acc.size(), "accumulator count differs between passes");
+    llvm::BasicBlock *latch = b_.GetInsertBlock();
+    iv->addIncoming(b_.CreateNSWAdd(iv, b_.getInt64(s.step)), latch);
+    for (Accumulator &a : promo.acc) a.phi->addIncoming(a.current, latch);
+    b_.CreateBr(header);
+    b_.SetInsertPoint(exit);
+    promo_ = outer;
+    for (Accumulator &a : promo.acc) {
+      if (a.vector) b_.CreateAlignedStore(a.phi, a.ptr, llvm::Align(4));
+      else b_.CreateStore(a.phi, a.ptr);
+    }
+    if (saved) frame_.vars[s.iterator] = *saved;
+    else frame_.vars.erase(s.iterator);
+  }
+
+  llvm::Value *splat(llvm::Value *x) { return b_.CreateVectorSplat(static_cast<unsigned>(lanes_), x); }
+
+  /// The vector of lanes iterator .. iterator + lanes - 1 of a Value expression
+  /// (has_vector_form said which kinds occur).
+  llvm::Value *vector_value(const LExpr &e) {
+    if (e.type == LType::Index) return splat(b_.CreateSIToFP(index(e), vt_));
+    switch (e.kind) {
+    case LExprKind::Float: return splat(llvm::ConstantFP::get(vt_, e.fval));
+    case LExprKind::Unary: return b_.CreateFNeg(vector_value(*e.args[0]));
+    case LExprKind::Binary: {
+      llvm::Value *a = vector_value(*e.args[0]), *b = vector_value(*e.args[1]);
+      switch (e.binop) {
+      case BinOp::Add: return b_.CreateFAdd(a, b);
+      case BinOp::Sub: return b_.CreateFSub(a, b);
+      case BinOp::Mul: return b_.CreateFMul(a, b);
+      default: return b_.CreateFDiv(a, b);
+      }
+    }
+    case LExprKind::Min: return pick(vector_value(*e.args[0]), vector_value(*e.args[1]), false);
+    case LExprKind::Max: return pick(vector_value(*e.args[0]), vector_value(*e.args[1]), true);
+    case LExprKind::Call: {
+      std::vector<llvm::Value *> a;
+      for (const poly::LExprPtr &x : e.args) a.push_back(vector_value(*x));
+      switch (e.func) {
+      case compute::Func::Exp: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, a[0]);
+      case compute::Func::Log: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::log, a[0]);
+      case compute::Func::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a[0]);
+      case compute::Func::Abs: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a[0]);
+      case compute::Func::Floor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, a[0]);
+      case compute::Func::Pow: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a[0], a[1]);
+      case compute::Func::Sigmoid: {
+        llvm::Value *one = splat(llvm::ConstantFP::get(vt_, 1.0));
+        llvm::Value *ex = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(a[0]));
+        return b_.CreateFDiv(one, b_.CreateFAdd(one, ex));
+      }
+      case compute::Func::Min: return pick(a[0], a[1], false);
+      case compute::Func::Max: return pick(a[0], a[1], true);
+      case compute::Func::Tanh: case compute::Func::Erf: break;
+      }
+      break;
+    }
+    case LExprKind::Load: {
+      const ArrayView &a = frame_.arrays.at(e.name);
+      llvm::Value *p = element_ptr(a, offset(a, index_list(e.args)));
+      bool moves = false;
+      for (const poly::LExprPtr &x : e.args)
+        if (coefficient(*x, current_vector_iterator_) != 0) moves = true;
+      if (!moves) return splat(b_.CreateLoad(b_.getFloatTy(), p));
+      return b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4));
+    }
+    case LExprKind::ToValue: return splat(b_.CreateSIToFP(index(*e.args[0]), vt_));
+    case LExprKind::GuardedLoad: return vector_guarded_load(e);
+    case LExprKind::Select: case LExprKind::ToIndex: case LExprKind::Int:
+    case LExprKind::Var: break;
+    }
+    internal_error(__FILE__, __LINE__, "expression without a vector form");
   }
 
   /// for (iterator = start; cond(iterator); iterator += step) body, with the loop's marks.
@@ -286,7 +571,8 @@ private:
     llvm::Value *step = b_.getInt64(s.step);
     llvm::Value *first = b_.CreateNSWAdd(wstart, b_.CreateNSWMul(wbegin, step));
     llvm::Value *stop = b_.CreateNSWAdd(wstart, b_.CreateNSWMul(wend, step));
-    counted_loop(s, first, [&](llvm::Value *iv) { return b_.CreateICmpSLT(iv, stop); });
+    if (vectorize(s)) vector_loop(s, first, stop, std::nullopt);
+    else counted_loop(s, first, [&](llvm::Value *iv) { return b_.CreateICmpSLT(iv, stop); });
     b_.CreateRetVoid();
 
     // The trampoline atoll_parallel_for calls: unpack ctx, call the worker.
@@ -654,6 +940,8 @@ private:
   Frame frame_;
   int reduction_depth_ = 0;
   int outlined_ = 0;
+  std::int64_t lanes_ = 1;                ///< f32 lanes of explicit vector code
+  std::string current_vector_iterator_;  ///< the iterator of the vector loop being emitted
 };
 
 }  // namespace

@@ -6,6 +6,7 @@ target_sources(atoll_backends PRIVATE
   cpu/jit.cpp
   cpu/kernel_info.cpp
   cpu/lower_to_llvm.cpp
+  cpu/vector_analysis.cpp
   cpu/object_writer.cpp
   cpu/optimize_module.cpp
   cpu/runtime/thread_pool.cpp

@@ -92,7 +92,13 @@ public:
       LStmtPtr else_body = i.has_else_node() ? as_block(node(i.else_node(), inside_parallel)) : nullptr;
       return build::branch(expr(i.cond()), as_block(node(i.then_node(), inside_parallel)), else_body);
     }
-    if (n.isa<isl::ast_node_mark>()) return node(n.as<isl::ast_node_mark>().node(), inside_parallel);
+    if (n.isa<isl::ast_node_mark>()) {
+      auto m = n.as<isl::ast_node_mark>();
+      LStmtPtr inner = node(m.node(), inside_parallel);
+      // The schedule tree's "unroll" mark (transforms/tile_for_cpu) asks
+      // for the loops of the band below it to be unrolled.
+      return m.id().name() == mark::kUnroll ? with_mark(inner, mark::kUnroll) : inner;
+    }
     if (n.isa<isl::ast_node_user>()) return statement(n.as<isl::ast_node_user>().expr());
     ATOLL_ASSERT(false, "unknown isl AST node kind");
     return nullptr;
@@ -108,6 +114,26 @@ private:
   std::string avoid_array_names(std::string name) const {
     while (scop_.array(name)) name += "_";
     return name;
+  }
+
+  /// `s` with `m` added to its outermost loops (through blocks and ifs).
+  static LStmtPtr with_mark(const LStmtPtr &s, const char *m) {
+    switch (s->kind) {
+    case LStmtKind::For: {
+      std::set<std::string> marks = s->marks;
+      marks.insert(m);
+      return build::loop(s->iterator, s->init, s->cond, s->step, s->body.front(), marks);
+    }
+    case LStmtKind::Block: {
+      std::vector<LStmtPtr> body;
+      for (const auto &b : s->body) body.push_back(with_mark(b, m));
+      return build::block(std::move(body));
+    }
+    case LStmtKind::If:
+      return build::branch(s->cond, with_mark(s->then_body, m), s->else_body ? with_mark(s->else_body, m) : nullptr);
+    case LStmtKind::Store: return s;
+    }
+    return s;
   }
 
   static LStmtPtr as_block(LStmtPtr s) { return s->kind == LStmtKind::Block ? s : build::block({s}); }
@@ -303,8 +329,11 @@ LKernel build_ast(const Scop &scop, const Dependences &deps, const isl::schedule
   std::vector<LoopInfo> loops;
   auto before_for = [&](const isl::union_map &partial) {
     LoopInfo info;
-    info.carries_any = carried(all, partial);
-    info.carries_non_reduction = info.carries_any && carried(non_reduction, partial);
+    // Bands with AST options (isolate) nest the schedule space: flatten it.
+    isl::union_map flat = isl::union_map::empty(partial.ctx());
+    partial.foreach_map([&](isl::map m) { flat = flat.unite(isl::union_map(m.flatten_range())); });
+    info.carries_any = carried(all, flat);
+    info.carries_non_reduction = info.carries_any && carried(non_reduction, flat);
     loops.push_back(info);
     return static_cast<int>(loops.size() - 1);
   };

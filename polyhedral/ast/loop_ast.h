@@ -111,6 +111,9 @@ struct LKernel {
   std::vector<LArray> arrays;
   std::vector<std::string> params;
   LStmtPtr body;
+  /// f32 lanes the backend uses for loops marked kVector (explicit vector
+  /// code); 0 or 1 = scalar code with a vectorization hint only.
+  int vector_lanes = 0;
 };
 
 /// Prints a kernel as indented pseudo-C with marks as comments

@@ -20,10 +20,18 @@ poly::PolyOptions cluster_options(const Graph &graph, const std::string &cluster
   o.scheduler = !options.scheduler.empty() ? options.scheduler : !h.scheduler.empty() ? h.scheduler : "isl";
   if (h.vectorize) o.vectorize = *h.vectorize;
   if (h.parallel) o.parallel = *h.parallel;
-  if (!h.tile.empty())
-    throw hint_error(graph, "tile", "tiling (the `tile` hint) is not available yet; remove the hint");
-  if (h.unroll && *h.unroll > 1)
-    throw hint_error(graph, "unroll", "unrolling by a factor is not available yet; remove the hint or set it to 1");
+  // `tile`: cache tile sizes of the cluster's main statement (its first node's
+  // entry); `unroll`: rows of the register tile (unroll-and-jam factor).
+  if (auto t = h.tile.find(cluster); t != h.tile.end()) {
+    for (std::int64_t v : t->second)
+      if (v < 0) throw hint_error(graph, "tile", "tile sizes must be >= 0 (0 = do not tile that dimension)");
+    o.tile_sizes.assign(t->second.begin(), t->second.end());
+  }
+  if (h.unroll) {
+    if (*h.unroll < 1 || *h.unroll > 16)
+      throw hint_error(graph, "unroll", "the unroll factor must be between 1 and 16");
+    o.unroll = static_cast<long>(*h.unroll);
+  }
   if (h.tree.is_string()) {
     if (num_clusters != 1)
       throw hint_error(graph, "tree",

@@ -5,4 +5,5 @@ target_sources(atoll_tests PRIVATE
   unit/backends/cpu/run_kernels_test.cpp
   unit/backends/cpu/test_kernels.cpp
   unit/backends/cpu/thread_pool_test.cpp
+  unit/backends/cpu/vector_codegen_test.cpp
 )

@@ -1,3 +1,4 @@
 # Unit tests of the performance transformations (paths relative to tests/).
 target_sources(atoll_tests PRIVATE
+  unit/polyhedral/transforms/perf_tile_for_cpu_test.cpp
 )

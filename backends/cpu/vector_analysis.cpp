@@ -1,0 +1,258 @@
+// Linear index forms, constant trip counts and the vector-form test of kVector loops.
+#include "backends/cpu/vector_analysis.h"
+
+#include "backends/cpu/kernel_info.h"
+
+#include <map>
+#include <set>
+
+namespace atl::cpu {
+
+namespace {
+
+using compute::BinOp;
+using poly::LExpr;
+using poly::LExprKind;
+using poly::LStmt;
+using poly::LStmtKind;
+using poly::LType;
+
+/// sum(coeff * var) + constant.
+struct Linear {
+  std::map<std::string, std::int64_t> terms;
+  std::int64_t constant = 0;
+};
+
+std::optional<Linear> linear(const LExpr &e) {
+  if (e.type != LType::Index) return std::nullopt;
+  switch (e.kind) {
+  case LExprKind::Int: return Linear{{}, e.ival};
+  case LExprKind::Var: return Linear{{{e.name, 1}}, 0};
+  case LExprKind::Unary: {
+    if (e.unop != compute::UnOp::Neg) return std::nullopt;
+    auto a = linear(*e.args[0]);
+    if (!a) return std::nullopt;
+    for (auto &[v, c] : a->terms) c = -c;
+    a->constant = -a->constant;
+    return a;
+  }
+  case LExprKind::Binary: {
+    auto a = linear(*e.args[0]), b = linear(*e.args[1]);
+    if (!a || !b) return std::nullopt;
+    if (e.binop == BinOp::Add || e.binop == BinOp::Sub) {
+      std::int64_t sign = e.binop == BinOp::Add ? 1 : -1;
+      for (auto &[v, c] : b->terms) a->terms[v] += sign * c;
+      a->constant += sign * b->constant;
+      return a;
+    }
+    if (e.binop == BinOp::Mul) {
+      if (!a->terms.empty() && !b->terms.empty()) return std::nullopt;
+      if (!a->terms.empty()) std::swap(a, b);
+      for (auto &[v, c] : b->terms) c *= a->constant;
+      b->constant *= a->constant;
+      return b;
+    }
+    return std::nullopt;
+  }
+  case LExprKind::Float: case LExprKind::Min: case LExprKind::Max: case LExprKind::Select: case LExprKind::Call:
+  case LExprKind::Load: case LExprKind::GuardedLoad: case LExprKind::ToValue: case LExprKind::ToIndex:
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+bool mentions(const LExpr &e, const std::string &v) {
+  if (e.kind == LExprKind::Var && e.name == v) return true;
+  for (const auto &a : e.args)
+    if (mentions(*a, v)) return true;
+  return false;
+}
+
+bool invariant(const LExpr &e, const std::string &it) { return !mentions(e, it); }
+
+/// Subscripts constant along `it` except the last, which moves by one (stride 1),
+/// or every subscript constant (`allow_invariant`).
+bool contiguous(const std::vector<poly::LExprPtr> &idx, const std::string &it, bool allow_invariant) {
+  if (idx.empty()) return allow_invariant;
+  for (std::size_t d = 0; d + 1 < idx.size(); ++d)
+    if (!invariant(*idx[d], it)) return false;
+  if (invariant(*idx.back(), it)) return allow_invariant;
+  auto c = coefficient(*idx.back(), it);
+  return c && *c == 1;
+}
+
+bool value_ok(const poly::LKernel &k, const LExpr &e, const std::string &it) {
+  if (e.type == LType::Index) return invariant(e, it);
+  switch (e.kind) {
+  case LExprKind::Float: return true;
+  case LExprKind::Unary: return e.unop == compute::UnOp::Neg && value_ok(k, *e.args[0], it);
+  case LExprKind::Binary:
+    if (e.binop != BinOp::Add && e.binop != BinOp::Sub && e.binop != BinOp::Mul && e.binop != BinOp::Div) return false;
+    return value_ok(k, *e.args[0], it) && value_ok(k, *e.args[1], it);
+  case LExprKind::Min: case LExprKind::Max:
+    return value_ok(k, *e.args[0], it) && value_ok(k, *e.args[1], it);
+  case LExprKind::Call:
+    switch (e.func) {
+    case compute::Func::Exp: case compute::Func::Log: case compute::Func::Sqrt: case compute::Func::Abs:
+    case compute::Func::Floor: case compute::Func::Pow: case compute::Func::Sigmoid: case compute::Func::Min:
+    case compute::Func::Max:
+      for (const auto &a : e.args)
+        if (!value_ok(k, *a, it)) return false;
+      return true;
+    case compute::Func::Tanh: case compute::Func::Erf: return false;
+    }
+    return false;
+  case LExprKind::Load: {
+    const poly::LArray *a = find_array(k, e.name);
+    return a && a->dtype == DType::F32 && contiguous(e.args, it, true);
+  }
+  case LExprKind::ToValue: return invariant(*e.args[0], it);
+  case LExprKind::GuardedLoad: {
+    // Padding: a masked vector load (lanes outside the array take the fallback).
+    const LExpr &ld = *e.args[0];
+    const poly::LArray *a = find_array(k, ld.name);
+    return a && a->dtype == DType::F32 && contiguous(ld.args, it, true) && value_ok(k, *e.args[1], it);
+  }
+  case LExprKind::Select: case LExprKind::ToIndex: case LExprKind::Int:
+  case LExprKind::Var: return false;
+  }
+  return false;
+}
+
+bool body_ok(const poly::LKernel &k, const LStmt &s, const std::string &it) {
+  switch (s.kind) {
+  case LStmtKind::Block:
+    for (const auto &b : s.body)
+      if (b && !body_ok(k, *b, it)) return false;
+    return true;
+  case LStmtKind::Store: {
+    const poly::LArray *a = find_array(k, s.array);
+    return a && a->dtype == DType::F32 && contiguous(s.indices, it, false) && value_ok(k, *s.value, it);
+  }
+  case LStmtKind::For: case LStmtKind::If: return false;
+  }
+  return false;
+}
+
+/// Arrays read anywhere in `e`.
+void loaded(const LExpr &e, std::set<std::string> &out) {
+  if (e.kind == LExprKind::Load) out.insert(e.name);
+  for (const auto &a : e.args) loaded(*a, out);
+}
+
+struct StraightLine {
+  const poly::LKernel &k;
+  std::int64_t lanes, max_unroll;
+  std::vector<std::string> outer;  ///< iterators the store addresses must not depend on
+  std::set<std::string> written, read;
+  std::int64_t accumulators = 0;
+
+  /// Values (accumulators) one execution of `s` produces, or -1 when not straight-line.
+  std::int64_t count(const LStmt &s) {
+    switch (s.kind) {
+    case LStmtKind::Block: {
+      std::int64_t n = 0;
+      for (const auto &b : s.body) {
+        if (!b) continue;
+        std::int64_t c = count(*b);
+        if (c < 0) return -1;
+        n += c;
+      }
+      return n;
+    }
+    case LStmtKind::Store: {
+      const poly::LArray *a = find_array(k, s.array);
+      if (!a || a->dtype != DType::F32 || s.op == compute::AssignOp::Assign) return -1;
+      for (const auto &i : s.indices)
+        for (const std::string &it : outer)
+          if (mentions(*i, it)) return -1;
+      written.insert(s.array);
+      loaded(*s.value, read);
+      for (const auto &i : s.indices) loaded(*i, read);
+      return 1;
+    }
+    case LStmtKind::If: return -1;
+    case LStmtKind::For: {
+      if (s.marks.count(poly::mark::kParallel) || !loop_upper_bound(s)) return -1;
+      auto trip = constant_trip_count(s);
+      if (!trip) return -1;
+      std::int64_t per = 0;
+      if (lanes > 1 && has_vector_form(k, s)) {
+        if (*trip / lanes > max_unroll || *trip % lanes > max_unroll) return -1;
+        per = *trip / lanes + *trip % lanes;
+      } else if (s.marks.count(poly::mark::kUnroll) && *trip <= max_unroll) {
+        per = *trip;
+      } else {
+        return -1;
+      }
+      std::int64_t inner = 0;
+      for (const auto &b : s.body) {
+        if (!b) continue;
+        std::int64_t c = count(*b);
+        if (c < 0) return -1;
+        inner += c;
+      }
+      return per * inner;
+    }
+    }
+    return -1;
+  }
+};
+
+}  // namespace
+
+std::set<std::string> promotable_accumulators(const poly::LKernel &k, const LStmt &loop, std::int64_t lanes,
+                                              std::int64_t max_unroll, std::int64_t max_accumulators) {
+  if (loop.kind != LStmtKind::For || !loop.marks.count(poly::mark::kReduction) ||
+      loop.marks.count(poly::mark::kParallel) || !loop_upper_bound(loop) || loop.step <= 0)
+    return {};
+  StraightLine sl{k, lanes, max_unroll, {loop.iterator}, {}, {}, 0};
+  std::int64_t n = 0;
+  for (const auto &b : loop.body) {
+    if (!b) continue;
+    std::int64_t c = sl.count(*b);
+    if (c < 0) return {};
+    n += c;
+  }
+  if (n == 0 || n > max_accumulators) return {};
+  for (const std::string &a : sl.written)
+    if (sl.read.count(a)) return {};
+  return sl.written;
+}
+
+std::optional<std::int64_t> coefficient(const LExpr &e, const std::string &it) {
+  if (invariant(e, it)) return 0;
+  auto l = linear(e);
+  if (!l) return std::nullopt;
+  auto f = l->terms.find(it);
+  return f == l->terms.end() ? 0 : f->second;
+}
+
+std::optional<std::int64_t> constant_difference(const LExpr &a, const LExpr &b) {
+  auto la = linear(a), lb = linear(b);
+  if (!la || !lb) return std::nullopt;
+  for (auto &[v, c] : la->terms) lb->terms[v] -= c;
+  for (auto &[v, c] : lb->terms)
+    if (c != 0) return std::nullopt;
+  return lb->constant - la->constant;
+}
+
+std::optional<std::int64_t> constant_trip_count(const LStmt &loop) {
+  auto ub = loop_upper_bound(loop);
+  if (!ub || !loop.init) return std::nullopt;
+  auto d = constant_difference(*loop.init, *ub->bound);
+  if (!d) return std::nullopt;
+  std::int64_t span = *d + (ub->inclusive ? 1 : 0);
+  if (span <= 0) return 0;
+  return (span + loop.step - 1) / loop.step;
+}
+
+bool has_vector_form(const poly::LKernel &k, const LStmt &loop) {
+  if (loop.kind != LStmtKind::For || loop.step != 1 || !loop.marks.count(poly::mark::kVector)) return false;
+  if (!uses_float_values(k)) return false;
+  for (const auto &b : loop.body)
+    if (!b || !body_ok(k, *b, loop.iterator)) return false;
+  return true;
+}
+
+}  // namespace atl::cpu

@@ -1,0 +1,44 @@
+// What explicit vector code needs to know about a loop: linear index forms,
+// constant trip counts and whether a kVector loop's body has a vector form.
+#pragma once
+
+#include "polyhedral/ast/loop_ast.h"
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+
+namespace atl::cpu {
+
+/// Coefficient of `iterator` in an Index expression: 0 when the expression
+/// does not depend on it, empty when it depends on it non-linearly.
+std::optional<std::int64_t> coefficient(const poly::LExpr &e, const std::string &iterator);
+
+/// b - a when it is a constant (both linear in the same variables).
+std::optional<std::int64_t> constant_difference(const poly::LExpr &a, const poly::LExpr &b);
+
+/// The trip count of a loop `for (it = init; it < or <= bound; it += step)`
+/// when it is a constant.
+std::optional<std::int64_t> constant_trip_count(const poly::LStmt &loop);
+
+/// True when the body of `loop` (marked kVector, step 1) can run `lanes`
+/// iterations at once as explicit vector code: stores only (no loops, no
+/// conditions) to f32 arrays at stride 1 along the iterator; values built
+/// from f32 loads (guarded ones included) that are stride 1 or invariant along the iterator,
+/// invariant Index values, constants, + - * /, neg, min, max and the
+/// intrinsic functions (exp, log, sqrt, abs, floor, pow, sigmoid). Other
+/// loops keep scalar code (remainders always do).
+bool has_vector_form(const poly::LKernel &kernel, const poly::LStmt &loop);
+
+/// The arrays whose elements a reduction loop can keep in registers: the
+/// loop's body is straight-line once lowered (loops fully unrolled: kUnroll
+/// or vector loops with short constant trip counts, no parallel loops, no
+/// conditions), every store in it is a reduction (op=) into an f32 array at
+/// an address that does not move with the loop, and no such array is read
+/// in the body. Empty when the loop does not qualify or would need more than
+/// `max_accumulators` values.
+std::set<std::string> promotable_accumulators(const poly::LKernel &kernel, const poly::LStmt &loop, std::int64_t lanes,
+                                              std::int64_t max_unroll, std::int64_t max_accumulators);
+
+}  // namespace atl::cpu

@@ -1,0 +1,28 @@
+// Target description of a CPU for the cost model: cache sizes, vector width, registers, cores.
+#pragma once
+
+#include <string>
+
+namespace atl::poly {
+
+/// What the cost model knows about a CPU. Detected on the host by
+/// detect_host_target(); every field may be overridden (tests, cross builds).
+struct CpuTarget {
+  long l1_bytes = 32 * 1024;         ///< L1 data cache per core
+  long l2_bytes = 1024 * 1024;       ///< L2 per core
+  long l3_bytes = 32 * 1024 * 1024;  ///< last-level cache (shared)
+  int vector_lanes = 16;             ///< f32 lanes of one vector register (AVX-512: 16, AVX2: 8, none: 1)
+  int vector_registers = 32;         ///< architectural vector registers (AVX-512: 32, AVX2/SSE: 16)
+  int cores = 1;                     ///< online cores (threads the runtime may use)
+  std::string isa = "scalar";        ///< "avx512", "avx2" or "scalar"
+};
+
+/// The host's description: caches from sysconf or /sys/devices/system/cpu,
+/// vector width from the CPU's features (cpuid, as LLVM's host detection
+/// reads them), cores from sysconf. Computed once and cached.
+const CpuTarget &host_target();
+
+/// A one-line summary ("avx512 16 lanes, 32 regs, L1 32K L2 1024K L3 32768K, 2 cores").
+std::string describe(const CpuTarget &target);
+
+}  // namespace atl::poly

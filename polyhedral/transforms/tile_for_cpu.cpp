@@ -1,0 +1,351 @@
+// Tiles the GEMM-shaped statement of a cluster for the CPU target: cache tiles from isl footprints, a register micro-tile isolated for unroll-and-jam and vectors.
+#include "polyhedral/transforms/tile_for_cpu.h"
+
+#include "polyhedral/transforms/footprint.h"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+
+namespace atl::poly {
+
+namespace {
+
+using compute::Expr;
+using compute::ExprKind;
+
+/// A statement group of the schedule: its filter and (optionally) its band.
+struct Group {
+  isl::union_set filter;
+  std::optional<isl::multi_union_pw_aff> band;
+  bool permutable = false;
+  std::vector<bool> coincident;
+};
+
+std::vector<bool> coincidence(const isl::schedule_node_band &b) {
+  std::vector<bool> c;
+  for (unsigned m = 0; m < b.n_member(); ++m) c.push_back(b.member_get_coincident(static_cast<int>(m)));
+  return c;
+}
+
+/// The statement groups of the two shapes schedulers produce for one node:
+/// band -> (leaf | sequence of filter -> leaf), or sequence of filter -> (band -> leaf | leaf).
+std::optional<std::vector<Group>> groups_of(const isl::schedule &schedule) {
+  isl::schedule_node top = schedule.root().child(0);
+  std::vector<Group> out;
+  if (top.isa<isl::schedule_node_band>()) {
+    auto b = top.as<isl::schedule_node_band>();
+    isl::schedule_node sub = b.child(0);
+    auto add = [&](const isl::union_set &f) {
+      out.push_back({f, b.partial_schedule().intersect_domain(f), b.permutable(), coincidence(b)});
+    };
+    if (sub.isa<isl::schedule_node_leaf>()) add(schedule.domain());
+    else if (sub.isa<isl::schedule_node_sequence>()) {
+      for (unsigned c = 0; c < sub.n_children(); ++c) {
+        isl::schedule_node f = sub.child(static_cast<int>(c));
+        if (!f.child(0).isa<isl::schedule_node_leaf>()) return std::nullopt;
+        add(f.as<isl::schedule_node_filter>().filter());
+      }
+    } else return std::nullopt;
+    return out;
+  }
+  if (!top.isa<isl::schedule_node_sequence>()) return std::nullopt;
+  for (unsigned c = 0; c < top.n_children(); ++c) {
+    isl::schedule_node f = top.child(static_cast<int>(c));
+    Group g{f.as<isl::schedule_node_filter>().filter(), std::nullopt, false, {}};
+    isl::schedule_node sub = f.child(0);
+    if (sub.isa<isl::schedule_node_band>()) {
+      auto b = sub.as<isl::schedule_node_band>();
+      if (!b.child(0).isa<isl::schedule_node_leaf>()) return std::nullopt;
+      g.band = b.partial_schedule();
+      g.permutable = b.permutable();
+      g.coincident = coincidence(b);
+    } else if (!sub.isa<isl::schedule_node_leaf>()) return std::nullopt;
+    out.push_back(g);
+  }
+  return out;
+}
+
+bool mentions(const Expr &e, const std::string &var) {
+  if (e.kind == ExprKind::Var && e.name == var) return true;
+  for (const auto &a : e.args)
+    if (a && mentions(*a, var)) return true;
+  return false;
+}
+
+/// Every Read in `e` (a Guard's read included).
+void reads_in(const Expr &e, std::vector<const Expr *> &out) {
+  if (e.kind == ExprKind::Read) out.push_back(&e);
+  for (const auto &a : e.args)
+    if (a) reads_in(*a, out);
+}
+
+/// Number of values of dimension `d` of `domain`, or -1 when not a constant.
+long extent(const isl::set &domain, int d) {
+  isl::val lo = domain.dim_min_val(d), hi = domain.dim_max_val(d);
+  if (!lo.is_int() || !hi.is_int()) return -1;
+  return hi.get_num_si() - lo.get_num_si() + 1;
+}
+
+/// The dimensions' roles in the micro-kernel.
+struct Roles {
+  int v = -1, r = -1;         ///< vector (stride-1 output) and row dimensions
+  std::vector<int> others;    ///< other parallel dimensions, domain order
+  std::vector<int> reductions;
+  int red0 = -1;              ///< the reduction dimension tiled for L1
+};
+
+std::optional<Roles> roles_of(const ScopStatement &s, std::string &why) {
+  Roles ro;
+  auto index_of = [&](const std::string &n) {
+    auto it = std::find(s.indices.begin(), s.indices.end(), n);
+    return it == s.indices.end() ? -1 : static_cast<int>(it - s.indices.begin());
+  };
+  const Expr &lhs = *s.lhs;
+  if (lhs.args.empty() || lhs.args.back()->kind != ExprKind::Var) return why = "output's last subscript is not an index", std::nullopt;
+  ro.v = index_of(lhs.args.back()->name);
+  if (ro.v < 0 || s.reduction[static_cast<std::size_t>(ro.v)]) return why = "no stride-1 parallel dimension", std::nullopt;
+  std::vector<const Expr *> reads;
+  reads_in(*s.rhs, reads);
+  // Rows: a parallel output dimension that the reads along the vector do not use,
+  // so one vector load serves every row of the micro-tile.
+  for (std::size_t a = lhs.args.size() - 1; a-- > 0;) {
+    if (lhs.args[a]->kind != ExprKind::Var) continue;
+    int d = index_of(lhs.args[a]->name);
+    if (d < 0 || d == ro.v || s.reduction[static_cast<std::size_t>(d)]) continue;
+    bool reused = true;
+    for (const Expr *r : reads)
+      if (mentions(*r, s.indices[static_cast<std::size_t>(ro.v)]) && mentions(*r, s.indices[static_cast<std::size_t>(d)]))
+        reused = false;
+    if (reused && (ro.r < 0 || d < ro.r)) ro.r = d;  // the outermost such dimension
+  }
+  if (ro.r < 0) return why = "no row dimension for a register tile", std::nullopt;
+  long best = -1;
+  for (int d = 0; d < static_cast<int>(s.indices.size()); ++d) {
+    if (s.reduction[static_cast<std::size_t>(d)]) {
+      ro.reductions.push_back(d);
+      long e = extent(s.domain, d);
+      if (e < 0) e = 1L << 30;
+      if (e > best) best = e, ro.red0 = d;
+    } else if (d != ro.v && d != ro.r) {
+      ro.others.push_back(d);
+    }
+  }
+  if (ro.reductions.empty()) return why = "no reduction dimension", std::nullopt;
+  return ro;
+}
+
+/// The largest candidate (kept only if <= limit) whose footprint fits `budget`; the smallest otherwise.
+long fit(const std::vector<long> &candidates, const std::function<long(long)> &footprint, long budget) {
+  for (long c : candidates) {
+    long f = footprint(c);
+    if (f >= 0 && f <= budget) return c;
+  }
+  return candidates.empty() ? 0 : candidates.back();
+}
+
+/// Candidates: `ext` (when known and <= cap), then the ladder, rounded down to multiples of `unit`, descending.
+std::vector<long> ladder(long ext, long unit, long cap) {
+  std::vector<long> out;
+  if (ext > 0 && ext <= cap) out.push_back(ext);
+  for (long c : {4096L, 2048L, 1024L, 768L, 512L, 384L, 256L, 192L, 128L, 112L, 96L, 80L, 64L, 48L, 32L, 24L, 16L, 8L}) {
+    long r = std::max(unit, c / unit * unit);
+    if (r > cap || (ext > 0 && r >= ext)) continue;
+    if (out.empty() || r < out.back()) out.push_back(r);
+  }
+  if (out.empty()) out.push_back(unit);
+  return out;
+}
+
+isl::union_pw_aff member(const ScopStatement &s, const std::string &expr) {
+  std::string vars;
+  for (std::size_t d = 0; d < s.indices.size(); ++d) vars += (d ? ", x" : "x") + std::to_string(d);
+  return isl::union_pw_aff(s.domain.ctx(), "{ " + s.name + "[" + vars + "] -> [(" + expr + ")] }");
+}
+
+std::string x(int d) { return "x" + std::to_string(d); }
+std::string tiled(int d, long t) { return "floor(" + x(d) + "/" + std::to_string(t) + ")"; }
+
+isl::multi_union_pw_aff product(const std::vector<isl::union_pw_aff> &members) {
+  isl::multi_union_pw_aff m(members.front());
+  for (std::size_t k = 1; k < members.size(); ++k) m = m.flat_range_product(isl::multi_union_pw_aff(members[k]));
+  return m;
+}
+
+isl::schedule_node insert_band(isl::schedule_node at, const std::vector<isl::union_pw_aff> &members,
+                               const std::vector<bool> &coincident, bool permutable) {
+  auto b = at.insert_partial_schedule(product(members)).as<isl::schedule_node_band>();
+  b = b.set_permutable(permutable ? 1 : 0);
+  for (std::size_t m = 0; m < coincident.size(); ++m) b = b.member_set_coincident(static_cast<int>(m), coincident[m] ? 1 : 0);
+  return b;
+}
+
+/// { isolate[[tile loops] -> [register-tile band]] : the micro-tile is full }:
+/// its last row and last column are values of the row and vector dimensions.
+isl::union_set isolate_option(const ScopStatement &s, int prefix, int members, int pos_r, long mr, int r, int pos_v,
+                              long nr, int v) {
+  std::string ps, qs;
+  for (int p = 0; p < prefix; ++p) ps += (p ? ", p" : "p") + std::to_string(p);
+  for (int q = 0; q < members; ++q) qs += (q ? ", q" : "q") + std::to_string(q);
+  std::string space = "isolate[[" + ps + "] -> [" + qs + "]]";
+  isl::set all(s.domain.ctx(), "{ " + space + " }");
+  std::string vars;
+  for (std::size_t k = 0; k < s.indices.size(); ++k) vars += (k ? ", x" : "x") + std::to_string(k);
+  auto last_is_value = [&](int pos, long size, int d) {
+    isl::set values = isl::map(s.domain.ctx(), "{ " + s.name + "[" + vars + "] -> [" + x(d) + "] }")
+                          .intersect_domain(s.domain)
+                          .range();
+    isl::multi_aff last(s.domain.ctx(), "{ " + space + " -> [(" + std::to_string(size) + " * q" + std::to_string(pos) +
+                                            " + " + std::to_string(size - 1) + ")] }");
+    return values.preimage(last);
+  };
+  isl::set iso = all;
+  if (pos_r >= 0) iso = iso.intersect(last_is_value(pos_r, mr, r));
+  if (pos_v >= 0) iso = iso.intersect(last_is_value(pos_v, nr, v));
+  return isl::union_set(iso);
+}
+
+}  // namespace
+
+CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, const CpuTileOptions &o) {
+  CpuTileResult res;
+  res.schedule = schedule;
+  // The main statement: the deepest `+=` reduction.
+  const ScopStatement *s = nullptr;
+  for (const ScopStatement &st : scop.statements)
+    if (!st.init && st.op == compute::AssignOp::Add && st.indices.size() >= 3 &&
+        (!s || st.indices.size() > s->indices.size()))
+      s = &st;
+  if (!s) return res.reason = "no GEMM-shaped statement", res;
+  res.statement = s->name;
+  auto groups = groups_of(schedule);
+  if (!groups) return res.reason = "schedule tree of another shape", res;
+  isl::union_set mine(s->domain);
+  int main_group = -1;
+  for (std::size_t g = 0; g < groups->size(); ++g) {
+    isl::union_set in = (*groups)[g].filter.intersect(scop.domain());
+    if (in.is_equal(mine)) main_group = static_cast<int>(g);
+    else if (!in.intersect(mine).is_empty()) return res.reason = "main statement shares its filter", res;
+  }
+  if (main_group < 0) return res.reason = "main statement not found in the tree", res;
+  auto roles = roles_of(*s, res.reason);
+  if (!roles) return res;
+  const CpuTarget &t = o.target;
+  std::size_t n = s->indices.size();
+  std::vector<long> ext(n);
+  for (std::size_t d = 0; d < n; ++d) ext[d] = extent(s->domain, static_cast<int>(d));
+  auto known = [&](int d, long cap) { return ext[static_cast<std::size_t>(d)] < 0 ? cap : ext[static_cast<std::size_t>(d)]; };
+
+  // Register tile: NR = a few vectors, MR rows so that accumulators + loads fit the register file.
+  long lanes = o.vectorize ? std::max(1, t.vector_lanes) : 1;
+  long nvec = 1, nr = 1;
+  if (lanes > 1) {
+    nvec = t.vector_registers >= 32 ? 4 : 2;
+    nvec = std::clamp((known(roles->v, 1 << 30) + lanes - 1) / lanes, 1L, nvec);
+    nr = nvec * lanes;
+  }
+  long mr = o.unroll > 0 ? o.unroll : std::clamp((t.vector_registers - nvec - 1) / nvec, 1L, 8L);
+  mr = std::min(mr, known(roles->r, mr));
+  res.mr = mr, res.nr = nr;
+
+  // Cache tiles: footprints (isl box hulls over a tile) against L1, L2, L3.
+  std::vector<long> cache(n, 0);
+  if (!o.cache_sizes.empty()) {
+    for (std::size_t d = 0; d < n; ++d) cache[d] = o.cache_sizes[std::min(d, o.cache_sizes.size() - 1)];
+  } else {
+    std::vector<long> base(n, 1);
+    for (int d : roles->reductions) base[static_cast<std::size_t>(d)] = 0;
+    base[static_cast<std::size_t>(roles->r)] = mr;
+    base[static_cast<std::size_t>(roles->v)] = nr;
+    auto fp = [&](std::vector<long> sz, int d, long value) {
+      sz[static_cast<std::size_t>(d)] = value;
+      return tile_footprint_bytes(scop, *s, sz);
+    };
+    long kc = fit(ladder(ext[static_cast<std::size_t>(roles->red0)], 16, 512),
+                  [&](long c) { return fp(base, roles->red0, c); }, t.l1_bytes);
+    base[static_cast<std::size_t>(roles->red0)] = kc;
+    long mc = fit(ladder(ext[static_cast<std::size_t>(roles->r)], mr, 1 << 20),
+                  [&](long c) { return fp(base, roles->r, c); }, t.l2_bytes / 2);
+    // Parallel grain: the row tiles should keep every core busy twice over.
+    long other_par = 1;
+    for (int d : roles->others) other_par *= std::max(1L, known(d, 1));
+    long er = known(roles->r, 1 << 30);
+    if (t.cores > 1 && other_par < 2L * t.cores && (er + mc - 1) / mc < 2L * t.cores)
+      mc = std::max(mr, ((er + 2L * t.cores - 1) / (2L * t.cores) + mr - 1) / mr * mr);
+    base[static_cast<std::size_t>(roles->r)] = mc;
+    long nc = fit(ladder(ext[static_cast<std::size_t>(roles->v)], nr, 1 << 20),
+                  [&](long c) { return fp(base, roles->v, c); }, t.l3_bytes / 2);
+    cache[static_cast<std::size_t>(roles->r)] = mc;
+    cache[static_cast<std::size_t>(roles->v)] = nc;
+    cache[static_cast<std::size_t>(roles->red0)] = kc;
+  }
+  for (std::size_t d = 0; d < n; ++d)
+    if (cache[d] < 0 || (ext[d] >= 0 && cache[d] >= ext[d])) cache[d] = 0;
+  res.cache_sizes = cache;
+
+  // The bands of the main statement.
+  std::vector<isl::union_pw_aff> b0, b1;
+  std::vector<bool> c0, c1;
+  std::vector<int> order = roles->others;
+  order.push_back(roles->r);
+  order.push_back(roles->v);
+  order.insert(order.end(), roles->reductions.begin(), roles->reductions.end());
+  auto is_red = [&](int d) { return s->reduction[static_cast<std::size_t>(d)]; };
+  for (int d : roles->others)
+    if (!cache[static_cast<std::size_t>(d)]) b0.push_back(member(*s, x(d))), c0.push_back(true);
+  for (int d : order)
+    if (cache[static_cast<std::size_t>(d)]) b0.push_back(member(*s, tiled(d, cache[static_cast<std::size_t>(d)]))), c0.push_back(!is_red(d));
+  for (int d : roles->others)
+    if (cache[static_cast<std::size_t>(d)]) b1.push_back(member(*s, x(d))), c1.push_back(true);
+  int pos_r = -1, pos_v = -1;
+  if (mr > 1) pos_r = static_cast<int>(b1.size()), b1.push_back(member(*s, tiled(roles->r, mr))), c1.push_back(true);
+  if (nr > 1) pos_v = static_cast<int>(b1.size()), b1.push_back(member(*s, tiled(roles->v, nr))), c1.push_back(true);
+  for (int d : roles->reductions) b1.push_back(member(*s, x(d))), c1.push_back(false);
+  if (mr <= 1 && nr <= 1) return res.reason = "register tile of one element", res;
+
+  // Top-down: a band whose AST options refer to outer bands cannot get new bands above it.
+  // Returns the node at the leaf's position's top (the first node inserted).
+  auto build_main = [&](isl::schedule_node node) {
+    int depth = 0;
+    if (!b0.empty()) node = insert_band(node, b0, c0, true).child(0), ++depth;
+    auto reg = insert_band(node, b1, c1, true).as<isl::schedule_node_band>();
+    node = reg.set_ast_build_options(isolate_option(*s, static_cast<int>(b0.size()), static_cast<int>(b1.size()), pos_r,
+                                                    mr, roles->r, pos_v, nr, roles->v))
+               .child(0);
+    ++depth;
+    if (mr > 1) node = node.insert_mark(tree_mark::kUnroll).child(0), ++depth;
+    node = insert_band(node, {member(*s, x(roles->r))}, {true}, true).child(0), ++depth;
+    if (nr > 1) {
+      node = node.insert_mark(tree_mark::kVector).child(0), ++depth;
+      node = insert_band(node, {member(*s, x(roles->v))}, {true}, true).child(0), ++depth;
+    }
+    for (int k = 0; k < depth; ++k) node = node.parent();
+    return node;
+  };
+  auto build_group = [&](isl::schedule_node leaf, std::size_t gi) {
+    const Group &g = (*groups)[gi];
+    if (static_cast<int>(gi) == main_group) return build_main(leaf);
+    if (!g.band) return leaf;
+    auto b = leaf.insert_partial_schedule(*g.band).as<isl::schedule_node_band>();
+    b = b.set_permutable(g.permutable ? 1 : 0);
+    for (std::size_t m = 0; m < g.coincident.size(); ++m) b = b.member_set_coincident(static_cast<int>(m), g.coincident[m] ? 1 : 0);
+    return isl::schedule_node(b);
+  };
+
+  isl::schedule_node node = isl::schedule_node::from_domain(schedule.domain()).child(0);
+  if (groups->size() == 1) {
+    node = build_group(node, 0);
+  } else {
+    isl::union_set_list filters(schedule.ctx(), static_cast<int>(groups->size()));
+    for (const Group &g : *groups) filters = filters.add(g.filter);
+    node = node.insert_sequence(filters);
+    for (std::size_t gi = 0; gi < groups->size(); ++gi)
+      node = build_group(node.child(static_cast<int>(gi)).child(0), gi).parent().parent();
+  }
+  res.schedule = node.schedule();
+  res.applied = true;
+  res.bands = (b0.empty() ? 0 : 1) + 1 + 1 + (nr > 1 ? 1 : 0);
+  return res;
+}
+
+}  // namespace atl::poly

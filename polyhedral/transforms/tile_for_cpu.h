@@ -1,0 +1,65 @@
+// Cost-model multi-level tiling of a GEMM-shaped statement (MatMul, Gemm,
+// batched MatMul, Conv): cache tiles sized from isl footprints against the
+// target's caches, a register micro-tile (MR rows unrolled and jammed, NR
+// columns = a few vectors) whose full tiles are isolated, and marks that ask
+// the AST builder to unroll the rows and the backend to vectorize the columns.
+//
+// Before (C[m, n] += A[m, k] * B[k, n] and its init, isl's schedule):
+//
+//   band [m, n, k] permutable
+//     sequence: filter mm_0_init, filter mm_0
+//
+// After (AVX-512, 1024^3; init distributed into its own band):
+//
+//   sequence
+//     filter mm_0_init: band [m, n]
+//     filter mm_0:      band [floor(k / 112)]                          // cache tiles
+//                         band [floor(m / 6), floor(n / 64), k]        // register tiles, reduction
+//                           mark "unroll": band [m]   (isolate: full 6 x 64 tiles)
+//                             mark "vector": band [n]
+#pragma once
+
+#include "polyhedral/scop/scop.h"
+#include "polyhedral/target/cpu_target.h"
+
+#include <isl/cpp.h>
+
+#include <string>
+#include <vector>
+
+namespace atl::poly {
+
+/// Mark names the transformation puts in the schedule tree (read by build_ast).
+namespace tree_mark {
+inline constexpr const char *kUnroll = "unroll";  ///< unroll the loops of the band below fully
+inline constexpr const char *kVector = "vector";  ///< the band below is the vector loop
+}  // namespace tree_mark
+
+struct CpuTileOptions {
+  CpuTarget target;
+  /// Cache tile sizes per domain dimension of the main statement (the `tile`
+  /// hint; 0 = not tiled). Empty: chosen by the cost model.
+  std::vector<long> cache_sizes;
+  long unroll = 0;        ///< register-tile rows (the `unroll` hint); 0 = cost model, 1 = none
+  bool vectorize = true;  ///< false: no vector columns in the register tile
+};
+
+/// What tile_for_cpu did.
+struct CpuTileResult {
+  isl::schedule schedule;          ///< the new schedule (the input when not applied)
+  bool applied = false;
+  std::string statement;           ///< the main statement
+  std::vector<long> cache_sizes;   ///< per domain dimension (0 = untiled)
+  long mr = 1, nr = 1;             ///< register tile
+  int bands = 0;                   ///< bands created for the main statement
+  std::string reason;              ///< why not applied
+};
+
+/// Tiles the main GEMM-shaped statement of `schedule` (a `+=` reduction with a
+/// stride-1 output dimension and another parallel output dimension) for the
+/// target; other statements keep their band, distributed before/after it in
+/// their original order. The caller checks legality of the result. Leaves
+/// schedules of other shapes unchanged (applied = false, with a reason).
+CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, const CpuTileOptions &options);
+
+}  // namespace atl::poly

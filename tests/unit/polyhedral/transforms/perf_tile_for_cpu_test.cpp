@@ -1,0 +1,198 @@
+// tile_for_cpu and the footprint cost model: the tree it builds (bands,
+// isolate option, marks), footprints, hints, and random tile sizes, unroll
+// factors and vector widths whose JIT and C code equal the reference.
+#include <atoll/pipeline.h>
+
+#include "backends/cpu/cpu_backend.h"
+#include "polyhedral/compile_cluster.h"
+#include "polyhedral/transforms/footprint.h"
+#include "polyhedral/transforms/tile_for_cpu.h"
+#include "src/pipeline/compile_graph.h"
+#include "src/runtime/init_data.h"
+#include "tests/unit/polyhedral/transforms/transform_test_util.h"
+#include "tests/unit/src/ops/op_cases.h"
+
+#include <doctest/doctest.h>
+
+#include <random>
+
+using namespace atl;
+
+namespace {
+
+test::In f(Shape s) { return test::In{std::move(s)}; }
+
+Graph matmul(long m, long k, long n, const std::string &name = "mm") {
+  return test::make_case_graph({"MatMul", {f({m, k}), f({k, n})}}, name, name + "_n");
+}
+
+poly::CpuTarget avx512() {
+  poly::CpuTarget t;
+  t.l1_bytes = 32 * 1024, t.l2_bytes = 1024 * 1024, t.l3_bytes = 32 * 1024 * 1024;
+  t.vector_lanes = 16, t.vector_registers = 32, t.cores = 1, t.isa = "avx512";
+  return t;
+}
+
+/// The GEMM-shaped cases the random test draws from: odd sizes, batches, Gemm, convolutions.
+std::vector<test::Case> gemm_cases() {
+  using test::Case;
+  return {
+      {"MatMul", {f({37, 23}), f({23, 45})}},
+      {"MatMul", {f({6, 64}), f({64, 64})}},
+      {"MatMul", {f({13, 1}), f({1, 17})}},
+      {"MatMul", {f({3, 9, 20}), f({3, 20, 33})}},
+      {"MatMul", {f({2, 7, 5}), f({5, 70})}},
+      {"Gemm", {f({19, 11}), f({11, 29}), f({29})}, {{"alpha", 0.5}, {"beta", 2.0}}},
+      {"Gemm", {f({11, 19}), f({29, 11}), f({19, 29})}, {{"transA", 1}, {"transB", 1}}},
+      {"Conv", {f({1, 5, 11, 13}), f({7, 5, 3, 3})}, {{"pads", {1, 1, 1, 1}}}},
+      {"Conv", {f({2, 8, 9, 20}), f({12, 8, 1, 1})}},
+      {"Conv", {f({1, 4, 12, 35}), f({6, 4, 3, 3})}, {{"strides", {2, 2}}, {"pads", {0, 1, 2, 1}}}},
+      {"Conv", {f({1, 6, 9, 18}), f({6, 2, 3, 3})}, {{"group", 3}, {"pads", {1, 1, 1, 1}}}},
+  };
+}
+
+}  // namespace
+
+TEST_SUITE("polyhedral") {
+
+TEST_CASE("footprint: a GEMM tile touches its three blocks") {
+  polytest::Scheduled s(matmul(64, 256, 128));
+  const poly::ScopStatement *st = nullptr;
+  for (const auto &x : s.scop.statements)
+    if (!x.init) st = &x;
+  REQUIRE(st);
+  // mm_0[m, n, k]: C 6x64, A 6x128, B 128x64 floats.
+  CHECK(poly::tile_footprint_bytes(s.scop, *st, {6, 64, 128}) == (6 * 64 + 6 * 128 + 128 * 64) * 4);
+  // Size 0: the whole extent.
+  CHECK(poly::tile_footprint_bytes(s.scop, *st, {1, 0, 1}) == (128 + 1 + 128) * 4);
+}
+
+TEST_CASE("tile_for_cpu: MatMul gets cache, register and vector bands, an isolate option and marks") {
+  polytest::Scheduled s(matmul(100, 300, 200));
+  poly::CpuTileOptions o;
+  o.target = avx512();
+  poly::CpuTileResult r = poly::tile_for_cpu(s.scop, s.schedule, o);
+  REQUIRE(r.applied);
+  CHECK(r.mr == 6);
+  CHECK(r.nr == 64);
+  CHECK(s.legal(r.schedule));
+  std::string yaml = poly::schedule_to_yaml(r.schedule);
+  CHECK(yaml.find("mark: \"unroll\"") != std::string::npos);
+  CHECK(yaml.find("mark: \"vector\"") != std::string::npos);
+  CHECK(yaml.find("isolate") != std::string::npos);
+  CHECK(yaml.find("floor((m)/6)") != std::string::npos);
+  // The L1 tile along k: footprint of 6 x 64 x kc within 32 KiB.
+  long kc = r.cache_sizes[2];
+  CHECK(kc > 0);
+  CHECK(kc < 300);
+  std::string ast = s.ast(r.schedule);
+  CHECK(ast.find("// unroll") != std::string::npos);
+  CHECK(ast.find("// vector") != std::string::npos);
+}
+
+TEST_CASE("tile_for_cpu: hints set the cache tiles and the register rows; other shapes are left alone") {
+  polytest::Scheduled s(matmul(40, 50, 60));
+  poly::CpuTileOptions o;
+  o.target = avx512();
+  o.cache_sizes = {16, 0, 8};
+  o.unroll = 2;
+  poly::CpuTileResult r = poly::tile_for_cpu(s.scop, s.schedule, o);
+  REQUIRE(r.applied);
+  CHECK(r.cache_sizes == std::vector<long>{16, 0, 8});
+  CHECK(r.mr == 2);
+  CHECK(s.legal(r.schedule));
+  o.vectorize = false;
+  CHECK(poly::tile_for_cpu(s.scop, s.schedule, o).nr == 1);
+  polytest::Scheduled relu(test::make_case_graph({"Relu", {f({4, 9})}}, "r", "r_n"));
+  poly::CpuTileResult none = poly::tile_for_cpu(relu.scop, relu.schedule, o);
+  CHECK_FALSE(none.applied);
+  CHECK(none.reason == "no GEMM-shaped statement");
+}
+
+TEST_CASE("tile_for_cpu: compile_cluster counts what it did and explains the schedule") {
+  Graph g = matmul(64, 64, 64);
+  poly::PolyOptions po;
+  po.target = avx512();
+  poly::ClusterResult r = poly::compile_cluster(g, g.order(), po);
+  CHECK(r.stats["bands_tiled"] == 1);
+  CHECK(r.stats["loops_vectorized"] >= 1);
+  CHECK(r.stats["loops_unrolled"] >= 1);
+  CHECK(r.kernel.vector_lanes == 16);
+  CHECK(r.schedule_yaml.find("mark: \"unroll\"") != std::string::npos);
+  po.tile = false;
+  CHECK(poly::compile_cluster(g, g.order(), po).stats.count("bands_tiled") == 0);
+}
+
+TEST_CASE("tile_for_cpu: random tile sizes, unroll factors and vector widths keep results equal (JIT and C)") {
+  const unsigned base_seed = 777;
+  std::vector<test::Case> pool = gemm_cases();
+  struct Variant {
+    std::size_t source;
+    unsigned seed;
+    std::string what;
+    poly::ClusterResult cluster;
+  };
+  std::vector<Graph> graphs;
+  std::vector<Variant> variants;
+  for (std::size_t p = 0; p < pool.size(); ++p)
+    graphs.push_back(test::make_case_graph(pool[p], "g" + std::to_string(p), "n" + std::to_string(p)));
+  const int per_case = 4;
+  int applied = 0;
+  for (std::size_t p = 0; p < pool.size(); ++p) {
+    for (int v = 0; v < per_case; ++v) {
+      unsigned seed = base_seed + static_cast<unsigned>(variants.size());
+      std::mt19937 rng(seed);
+      poly::PolyOptions po;
+      po.target = avx512();
+      int lanes[] = {1, 4, 8, 16};
+      po.target.vector_lanes = lanes[rng() % 4];
+      po.target.vector_registers = rng() % 2 ? 32 : 16;
+      po.target.l1_bytes = 1024L << (rng() % 6);
+      po.target.cores = 1 + static_cast<int>(rng() % 2);
+      std::ostringstream what;
+      what << "lanes " << po.target.vector_lanes << " regs " << po.target.vector_registers << " l1 " << po.target.l1_bytes;
+      if (rng() % 2) {
+        std::size_t dims = 3 + rng() % 5;
+        what << " tile {";
+        for (std::size_t d = 0; d < dims; ++d) {
+          long t = rng() % 3 == 0 ? 0 : 1 + static_cast<long>(rng() % 13);
+          po.tile_sizes.push_back(t);
+          what << t << ",";
+        }
+        what << "}";
+      }
+      if (rng() % 2) po.unroll = 1 + static_cast<long>(rng() % 7), what << " unroll " << po.unroll;
+      Variant var{p, seed, what.str(), {}};
+      try {
+        var.cluster = poly::compile_cluster(graphs[p], graphs[p].order(), po);
+      } catch (const std::exception &e) {
+        FAIL_CHECK("seed " << seed << " " << test::describe_case(pool[p]) << " " << var.what << ": " << e.what());
+        continue;
+      }
+      applied += var.cluster.stats.count("bands_tiled") ? 1 : 0;
+      var.cluster.kernel.name = "pk" + std::to_string(variants.size());
+      var.cluster.name = var.cluster.kernel.name;
+      variants.push_back(std::move(var));
+    }
+  }
+  CHECK(applied >= static_cast<int>(variants.size()) * 3 / 4);
+  std::vector<poly::LKernel> kernels;
+  for (const Variant &v : variants) kernels.push_back(v.cluster.kernel);
+  std::vector<std::pair<std::string, std::shared_ptr<cpu::CpuExecutable>>> exes;
+  exes.emplace_back("jit", cpu::jit_kernels(kernels));
+  exes.emplace_back("c", cpu::build_c_kernels(kernels));
+  for (auto &[path, exe] : exes) {
+    for (const Variant &v : variants) {
+      const Graph &g = graphs[v.source];
+      std::map<std::string, Tensor> feeds = make_graph_inputs(g);
+      CompiledGraph cg;
+      cg.clusters = {v.cluster};
+      cg.functions.push_back(exe->entry(v.cluster.kernel.name));
+      cg.keep_alive = exe;
+      VerifyResult r = compare_outputs(run_compiled(cg, g, feeds, {}), run_reference(g, feeds), g.outputs);
+      CHECK_MESSAGE(r.passed, path << " seed " << v.seed << " " << test::describe_case(pool[v.source]) << " "
+                                   << v.what << ": " << r.detail << "\n" << v.cluster.schedule_yaml);
+    }
+  }
+}
+}
