@@ -1,5 +1,7 @@
 // The one place with raw isl calls: an RAII isl_ctx per compile, the
-// operation-quota guard, scoped scheduler options and AST-build hooks.
+// operation-quota guard, scoped scheduler options, AST-build hooks, and the
+// queries isl/cpp.h lacks (names, coefficients, constraint matrices, mark
+// ids, band loop types), each taking and giving isl C++ objects.
 #pragma once
 
 #include <isl/cpp.h>
@@ -7,6 +9,7 @@
 #include <functional>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace atl::poly {
 
@@ -94,5 +97,64 @@ isl::ast_node build_ast_with_hooks(isl::ast_build build, const isl::schedule &sc
                                    const std::function<int(const isl::union_map &)> &before_for);
 /// The tag before_for gave a `for` node, or -1.
 int for_tag(const isl::ast_node &node);
+
+// ---- Schedule-tree nodes: what isl/cpp.h cannot read or do ----
+
+/// A band member's AST loop type (isl_ast_loop_type).
+enum class AstLoopType { Default, Atomic, Unroll, Separate };
+
+/// The AST loop type of band member `member`.
+AstLoopType member_ast_loop_type(const isl::schedule_node_band &band, int member);
+/// The band with member `member` given the loop type `type`.
+isl::schedule_node_band member_set_ast_loop_type(const isl::schedule_node_band &band, int member, AstLoopType type);
+/// The loop type of member `member` inside the band's isolated part.
+AstLoopType member_isolate_ast_loop_type(const isl::schedule_node_band &band, int member);
+/// The band with the isolated part's loop type of member `member` set.
+isl::schedule_node_band member_set_isolate_ast_loop_type(const isl::schedule_node_band &band, int member,
+                                                         AstLoopType type);
+/// The id of a mark node (its name is mark_id(m).name()).
+isl::id mark_id(const isl::schedule_node_mark &mark);
+/// The tree with `node` removed (its single child takes its place); returns
+/// the node now at that position. isl refuses (isl::exception) the domain
+/// node and bands above anchored subtrees (see is_subtree_anchored).
+isl::schedule_node delete_node(const isl::schedule_node &node);
+/// True when the subtree at `node` depends on its position (a band with an
+/// isolate option, an extension or context node): isl then refuses to
+/// insert or delete bands above it.
+bool is_subtree_anchored(const isl::schedule_node &node);
+
+// ---- Names, coefficients and constraints: what isl/cpp.h cannot read ----
+
+/// The names of the parameters of `space` ("" for an unnamed one).
+std::vector<std::string> param_names(const isl::space &space);
+/// The names of the set dimensions of `set` ("" for an unnamed one).
+std::vector<std::string> set_dim_names(const isl::set &set);
+/// True when `set` is a parameter set ([N] -> { : ... }).
+bool is_params(const isl::set &set);
+/// The tuple name of a map's domain or range, "" when it has none.
+std::string domain_tuple_name(const isl::map &map);
+std::string range_tuple_name(const isl::map &map);
+/// True when `map` involves input dimension `pos` (its constraints do).
+bool involves_in_dim(const isl::map &map, int pos);
+
+/// The coefficients of an affine expression over its input dimensions
+/// and parameters, and its constant; `has_divs` when it uses integer
+/// divisions (floor), whose coefficients are not listed.
+struct AffCoefficients {
+  std::vector<isl::val> in, params;
+  isl::val constant;
+  bool has_divs = false;
+};
+AffCoefficients aff_coefficients(const isl::aff &aff);
+
+/// The constraints of a basic map, wrapped into a set and lifted (isl's
+/// existential variables become extra set dimensions after the map's
+/// input and output ones). Each row has the columns [constant, params...,
+/// set dims...] and reads row . (1, x) = 0 (equalities) or >= 0.
+struct ConstraintRows {
+  int n_param = 0, n_set = 0;
+  std::vector<std::vector<isl::val>> equalities, inequalities;
+};
+ConstraintRows lifted_constraints(const isl::basic_map &bmap);
 
 }  // namespace atl::poly

@@ -5,10 +5,7 @@
 
 #include <atoll/diagnostics.h>
 
-#include <isl/map.h>
-#include <isl/mat.h>
-#include <isl/set.h>
-#include <isl/val.h>
+#include "polyhedral/isl/isl_context.h"
 
 namespace atl::poly::pluto {
 
@@ -16,24 +13,19 @@ namespace PPL = Parma_Polyhedra_Library;
 
 namespace {
 
-// The rows of an isl matrix as machine integers (dependence constraints
-// have small coefficients; anything else is Atoll's bug).
-std::vector<std::vector<long>> rows_of(isl_mat *mat) {
-  std::vector<std::vector<long>> rows;
-  isl_size n = isl_mat_rows(mat), m = isl_mat_cols(mat);
-  ATOLL_ASSERT(n >= 0 && m >= 0, "isl matrix without size");
-  for (isl_size r = 0; r < n; ++r) {
-    std::vector<long> row(static_cast<size_t>(m));
-    for (isl_size c = 0; c < m; ++c) {
-      isl_val *v = isl_mat_get_element_val(mat, r, c);
-      ATOLL_ASSERT(v && isl_val_is_int(v) == isl_bool_true, "non-integer constraint coefficient");
-      row[static_cast<size_t>(c)] = isl_val_get_num_si(v);
-      isl_val_free(v);
+// Constraint rows as machine integers (dependence constraints have small
+// coefficients; anything else is Atoll's bug).
+std::vector<std::vector<long>> to_long(const std::vector<std::vector<isl::val>> &rows) {
+  std::vector<std::vector<long>> out;
+  for (const auto &row : rows) {
+    std::vector<long> r;
+    for (const isl::val &v : row) {
+      ATOLL_ASSERT(v.is_int(), "non-integer constraint coefficient");
+      r.push_back(v.get_num_si());
     }
-    rows.push_back(std::move(row));
+    out.push_back(std::move(r));
   }
-  isl_mat_free(mat);
-  return rows;
+  return out;
 }
 
 // phi_T(t) - phi_S(s) (sign +1) or its negation (sign -1) as the
@@ -92,19 +84,12 @@ DependencePolyhedron dependence_polyhedron(const isl::basic_map &bmap) {
   DependencePolyhedron dep;
   dep.n_in = static_cast<int>(bmap.domain_tuple_dim());
   dep.n_out = static_cast<int>(bmap.range_tuple_dim());
-  isl_basic_set *set = isl_basic_set_lift(isl_basic_map_wrap(bmap.copy()));
-  ATOLL_ASSERT(set, "cannot lift a dependence polyhedron");
-  isl_size np = isl_basic_set_dim(set, isl_dim_param);
-  isl_size ns = isl_basic_set_dim(set, isl_dim_set);
-  isl_size nd = isl_basic_set_dim(set, isl_dim_div);
-  ATOLL_ASSERT(np >= 0 && ns >= dep.n_in + dep.n_out && nd == 0, "unexpected lifted dependence space");
-  dep.n_param = np;
-  dep.n_extra = ns - dep.n_in - dep.n_out;
-  dep.equalities =
-      rows_of(isl_basic_set_equalities_matrix(set, isl_dim_cst, isl_dim_param, isl_dim_set, isl_dim_div));
-  dep.inequalities =
-      rows_of(isl_basic_set_inequalities_matrix(set, isl_dim_cst, isl_dim_param, isl_dim_set, isl_dim_div));
-  isl_basic_set_free(set);
+  ConstraintRows rows = lifted_constraints(bmap);
+  ATOLL_ASSERT(rows.n_set >= dep.n_in + dep.n_out, "unexpected lifted dependence space");
+  dep.n_param = rows.n_param;
+  dep.n_extra = rows.n_set - dep.n_in - dep.n_out;
+  dep.equalities = to_long(rows.equalities);
+  dep.inequalities = to_long(rows.inequalities);
   return dep;
 }
 

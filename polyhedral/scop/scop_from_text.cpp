@@ -3,13 +3,10 @@
 #include "polyhedral/scop/scop_from_text.h"
 
 #include "graph/compute/compute.h"
+#include "polyhedral/isl/isl_context.h"
 
 #include <atoll/diagnostics.h>
 
-#include <isl/aff.h>
-#include <isl/map.h>
-#include <isl/set.h>
-#include <isl/val.h>
 
 #include <algorithm>
 #include <set>
@@ -33,16 +30,6 @@ T parse_isl(isl::ctx ctx, const std::string &what, const std::string &text) {
   }
 }
 
-std::string name_or_empty(const char *s) { return s ? s : ""; }
-
-std::vector<std::string> param_names(isl_space *space) {
-  std::vector<std::string> out;
-  isl_size n = isl_space_dim(space, isl_dim_param);
-  for (isl_size i = 0; i < n; ++i) out.push_back(name_or_empty(isl_space_get_dim_name(space, isl_dim_param, i)));
-  isl_space_free(space);
-  return out;
-}
-
 
 /// Every Var of `e` must be an index or a parameter; every Read an array of the right rank.
 void check_names(const Expr &e, const std::set<std::string> &vars, const Scop &scop, const std::string &where) {
@@ -60,29 +47,24 @@ void check_names(const Expr &e, const std::set<std::string> &vars, const Scop &s
 
 /// "2 * i + j - 1": an affine expression of the domain dimensions and
 /// parameters with integer coefficients, as Compute text.
-std::string aff_text(isl_aff *aff, const std::vector<std::string> &in, const std::vector<std::string> &params,
+std::string aff_text(const isl::aff &aff, const std::vector<std::string> &in, const std::vector<std::string> &params,
                      const std::string &where) {
-  if (isl_aff_dim(aff, isl_dim_div) != 0) {
-    isl_aff_free(aff);
-    fail(where, "the write map uses division or modulo; give the body as a full Compute statement");
-  }
+  AffCoefficients c = aff_coefficients(aff);
+  if (c.has_divs) fail(where, "the write map uses division or modulo; give the body as a full Compute statement");
   std::string text;
   bool ok = true;
-  auto add = [&](isl_val *v, const std::string &var) {
-    if (!isl_val_is_int(v)) ok = false;
-    long c = isl_val_get_num_si(v);
-    isl_val_free(v);
-    if (c == 0) return;
-    std::string t = var.empty() ? std::to_string(c < 0 ? -c : c)
-                                : ((c == 1 || c == -1) ? var : std::to_string(c < 0 ? -c : c) + " * " + var);
-    if (text.empty()) text = (c < 0 ? "-" : "") + t;
-    else text += (c < 0 ? " - " : " + ") + t;
+  auto add = [&](const isl::val &v, const std::string &var) {
+    if (!v.is_int()) ok = false;
+    long k = v.get_num_si();
+    if (k == 0) return;
+    std::string t = var.empty() ? std::to_string(k < 0 ? -k : k)
+                                : ((k == 1 || k == -1) ? var : std::to_string(k < 0 ? -k : k) + " * " + var);
+    if (text.empty()) text = (k < 0 ? "-" : "") + t;
+    else text += (k < 0 ? " - " : " + ") + t;
   };
-  for (std::size_t d = 0; d < in.size(); ++d) add(isl_aff_get_coefficient_val(aff, isl_dim_in, int(d)), in[d]);
-  for (std::size_t p = 0; p < params.size(); ++p)
-    add(isl_aff_get_coefficient_val(aff, isl_dim_param, int(p)), params[p]);
-  add(isl_aff_get_constant_val(aff), "");
-  isl_aff_free(aff);
+  for (std::size_t d = 0; d < in.size() && d < c.in.size(); ++d) add(c.in[d], in[d]);
+  for (std::size_t p = 0; p < params.size() && p < c.params.size(); ++p) add(c.params[p], params[p]);
+  add(c.constant, "");
   if (!ok) fail(where, "the write map has a rational coefficient");
   return text.empty() ? "0" : text;
 }
@@ -99,11 +81,10 @@ std::string lhs_text(const isl::map &write, const std::string &array, const std:
   if (pma.n_piece() != 1) fail(where, "the write map is piecewise; give the body as a full Compute statement");
   isl::multi_aff ma;
   pma.foreach_piece([&](isl::set, isl::multi_aff m) { ma = m; });
-  std::vector<std::string> params = param_names(isl_multi_aff_get_space(ma.get()));
+  std::vector<std::string> params = param_names(ma.space());
   std::string text = array + "(";
-  isl_size n = isl_multi_aff_dim(ma.get(), isl_dim_out);
-  for (isl_size d = 0; d < n; ++d)
-    text += (d ? ", " : "") + aff_text(isl_multi_aff_get_at(ma.get(), d), in, params, where);
+  for (int d = 0, n = static_cast<int>(ma.size()); d < n; ++d)
+    text += (d ? ", " : "") + aff_text(ma.at(d), in, params, where);
   return text + ")";
 }
 
@@ -137,17 +118,16 @@ public:
 private:
   void collect_params() {
     std::set<std::string> ps;
-    auto take = [&](isl_space *sp) {
-      for (auto &p : param_names(sp)) ps.insert(p);
+    auto take = [&](const isl::set &set) {
+      for (auto &p : param_names(set.space())) ps.insert(p);
     };
     if (!text_.context.empty()) {
       isl::set c = parse_isl<isl::set>(ctx_, "context", text_.context);
-      if (!isl_set_is_params(c.get())) fail("context", "must be a parameter set '[N] -> { : ... }'");
-      take(isl_set_get_space(c.get()));
+      if (!is_params(c)) fail("context", "must be a parameter set '[N] -> { : ... }'");
+      take(c);
     }
     for (std::size_t k = 0; k < text_.statements.size(); ++k)
-      take(isl_set_get_space(
-          parse_isl<isl::set>(ctx_, "statement " + std::to_string(k) + " domain", text_.statements[k].domain).get()));
+      take(parse_isl<isl::set>(ctx_, "statement " + std::to_string(k) + " domain", text_.statements[k].domain));
     for (const auto &a : text_.arrays)
       for (const auto &d : a.shape)
         if (d.is_symbolic()) ps.insert(d.symbol);
@@ -186,15 +166,13 @@ private:
   ScopAccess access(const ScopStatement &st, const std::string &text, const std::string &what, bool in_bounds) {
     std::string where = "statement '" + st.name + "' " + what;
     isl::map m = parse_isl<isl::map>(ctx_, where, text);
-    if (name_or_empty(isl_map_get_tuple_name(m.get(), isl_dim_in)) != st.name)
-      fail(where, "the map's domain must be the statement '" + st.name + "'");
-    if (isl_map_dim(m.get(), isl_dim_in) != isl_size(st.indices.size()))
-      fail(where, "the map's domain has the wrong number of dimensions");
+    if (domain_tuple_name(m) != st.name) fail(where, "the map's domain must be the statement '" + st.name + "'");
+    if (m.domain_tuple_dim() != st.indices.size()) fail(where, "the map's domain has the wrong number of dimensions");
     ScopAccess a;
-    a.array = name_or_empty(isl_map_get_tuple_name(m.get(), isl_dim_out));
+    a.array = range_tuple_name(m);
     const ScopArray *arr = scop_.array(a.array);
     if (!arr) fail(where, "'" + a.array + "' is not an array of the SCoP");
-    if (isl_map_dim(m.get(), isl_dim_out) != isl_size(arr->array.shape.size()))
+    if (m.range_tuple_dim() != arr->array.shape.size())
       fail(where, "array '" + a.array + "' has rank " + std::to_string(arr->array.shape.size()));
     a.relation = m.intersect_domain(st.domain);
     if (in_bounds && !a.relation.range().is_subset(arr->extent))
@@ -205,16 +183,16 @@ private:
   void add_statement(std::size_t k, const TextStatement &t) {
     ScopStatement st;
     isl::set domain = parse_isl<isl::set>(ctx_, "statement " + std::to_string(k) + " domain", t.domain);
-    st.name = name_or_empty(isl_set_get_tuple_name(domain.get()));
+    st.name = tuple_name(domain);
     std::string where = "statement '" + st.name + "'";
     if (st.name.empty() || sanitize_identifier(st.name) != st.name)
       fail("statement " + std::to_string(k), "the domain needs a tuple name that is a C identifier");
     if (scop_.statement(st.name)) fail(where, "two statements have this name");
     st.node = scop_.name;
     std::set<std::string> vars(scop_.params.begin(), scop_.params.end());
-    isl_size n = isl_set_dim(domain.get(), isl_dim_set);
-    for (isl_size d = 0; d < n; ++d) {
-      std::string ix = name_or_empty(isl_set_get_dim_name(domain.get(), isl_dim_set, d));
+    std::vector<std::string> dim_names = set_dim_names(domain);
+    for (std::size_t d = 0; d < dim_names.size(); ++d) {
+      const std::string &ix = dim_names[d];
       if (ix.empty()) fail(where, "domain dimension " + std::to_string(d) + " has no name");
       if (vars.count(ix)) fail(where, "index '" + ix + "' is used twice or clashes with a parameter");
       vars.insert(ix);
@@ -223,8 +201,8 @@ private:
     st.domain = domain.intersect_params(scop_.context);
     st.write = access(st, t.write, "write", true);
     isl::map raw_write = isl::map(ctx_, t.write);
-    for (isl_size d = 0; d < n; ++d)
-      st.reduction.push_back(isl_map_involves_dims(raw_write.get(), isl_dim_in, d, 1) == isl_bool_false);
+    for (std::size_t d = 0; d < dim_names.size(); ++d)
+      st.reduction.push_back(!involves_in_dim(raw_write, static_cast<int>(d)));
     if (!st.write.relation.is_single_valued()) fail(where, "the write map must give one element per instance");
 
     std::string body = t.body;

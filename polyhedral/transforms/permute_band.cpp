@@ -1,5 +1,6 @@
 // Reorders the members of a permutable band by rebuilding its partial
-// schedule from the members in the new order.
+// schedule from the members in the new order; flags, AST loop types and the
+// isolate option's member dimensions follow their members.
 #include "polyhedral/transforms/permute_band.h"
 
 #include "polyhedral/transforms/tile_bands.h"
@@ -39,12 +40,23 @@ isl::schedule permute_band(isl::schedule schedule, int position, const std::vect
     throw UserError("band " + std::to_string(position) + " is not permutable: reordering its members could be illegal",
                     where);
 
-  isl::multi_union_pw_aff old = band.partial_schedule();
-  BandSpec spec{isl::multi_union_pw_aff(old.at(permutation[0])), true, {}};
+  // Members, their flags, loop types and isolate dimensions move together.
+  BandSpec old = band_spec(band), spec = old;
+  std::vector<std::string> members;
   for (int m = 0; m < n; ++m) {
-    int from = permutation[static_cast<std::size_t>(m)];
-    if (m > 0) spec.schedule = spec.schedule.flat_range_product(isl::multi_union_pw_aff(old.at(from)));
-    spec.coincident.push_back(band.member_get_coincident(from));
+    auto from = static_cast<std::size_t>(permutation[static_cast<std::size_t>(m)]);
+    auto to = static_cast<std::size_t>(m);
+    isl::multi_union_pw_aff member(old.schedule.at(static_cast<int>(from)));
+    spec.schedule = m == 0 ? member : spec.schedule.flat_range_product(member);
+    spec.coincident[to] = old.coincident[from];
+    spec.loop_types[to] = old.loop_types[from];
+    spec.isolate_loop_types[to] = old.isolate_loop_types[from];
+    members.push_back("b" + std::to_string(from));
+  }
+  if (old.isolate) {
+    std::vector<std::string> outer;
+    for (unsigned k = 0; k < old.isolate->unwrap().domain_tuple_dim(); ++k) outer.push_back("o" + std::to_string(k));
+    spec.isolate = move_isolate(*old.isolate, outer, members);
   }
   return replace_band(schedule, position, {spec});
 }

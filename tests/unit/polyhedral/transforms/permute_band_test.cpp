@@ -1,4 +1,5 @@
-// permute_band: member order and flags, legality, AST loop order, refusals.
+// permute_band: member order and flags, legality, AST loop order, marks,
+// loop types and isolate options, refusals.
 #include "tests/unit/polyhedral/transforms/transform_test_util.h"
 
 #include "polyhedral/transforms/permute_band.h"
@@ -74,6 +75,49 @@ TEST_CASE("replace_band: copying a sequence tree keeps its schedule") {
                                     {BandSpec{b.partial_schedule(), b.permutable(), coinc}});
   CHECK(copy.map().is_equal(s.schedule.map()));
   CHECK(collect_bands(copy).size() == bands.size());
+}
+
+TEST_CASE("permute_band: marks stay, loop types and isolate dimensions follow their members; still computes") {
+  auto g = one_node("Relu", {{"x", {6, 7, 5}}});
+  Scheduled s(g);
+  auto b = collect_bands(s.schedule).at(0);
+  REQUIRE(b.n_member() == 3);
+  b = b.set_ast_build_options(isl::union_set(s.ctx, "{ isolate[[] -> [a, b, c]] : a < 3 }"));
+  b = member_set_ast_loop_type(b, 0, AstLoopType::Atomic);
+  b = member_set_ast_loop_type(b, 2, AstLoopType::Unroll);
+  isl::schedule marked = b.insert_mark(isl::id(s.ctx, "kept")).schedule();
+  isl::schedule p = permute_band(marked, 0, {2, 0, 1});
+  REQUIRE(p.root().child(0).isa<isl::schedule_node_mark>());
+  CHECK(mark_id(p.root().child(0).as<isl::schedule_node_mark>()).name() == "kept");
+  auto a = collect_bands(p).at(0);
+  CHECK(member_ast_loop_type(a, 0) == AstLoopType::Unroll);
+  CHECK(member_ast_loop_type(a, 1) == AstLoopType::Atomic);
+  CHECK(member_ast_loop_type(a, 2) == AstLoopType::Default);
+  REQUIRE(band_spec(a).isolate.has_value());
+  CHECK(band_spec(a).isolate->is_equal(isl::set(s.ctx, "{ isolate[[] -> [c, a, b]] : a < 3 }")));
+  CHECK(s.legal(p));
+  CHECK(check_against_definitions(g, compile(g, PolyOptions{"given", schedule_to_yaml(p)})) < 1e-9);
+}
+
+TEST_CASE("permute_band: a matmul tree with marks above and below the permuted band still computes") {
+  auto g = one_node("MatMul", {{"A", {5, 6}}, {"B", {6, 7}}});
+  Scheduled s(g);
+  auto bands = collect_bands(s.schedule);
+  int pos = -1;
+  for (std::size_t k = 0; k < bands.size(); ++k)
+    if (bands[k].n_member() >= 2 && bands[k].permutable()) pos = static_cast<int>(k);
+  REQUIRE(pos >= 0);
+  isl::schedule marked = collect_bands(s.schedule).back().insert_mark(isl::id(s.ctx, "below")).schedule();
+  marked = collect_bands(marked)[static_cast<std::size_t>(pos)].insert_mark(isl::id(s.ctx, "above")).schedule();
+  std::vector<int> perm(collect_bands(marked)[static_cast<std::size_t>(pos)].n_member());
+  for (std::size_t k = 0; k < perm.size(); ++k) perm[k] = static_cast<int>(perm.size() - 1 - k);
+  isl::schedule p = permute_band(marked, pos, perm);
+  std::string yaml = schedule_to_yaml(p);
+  CHECK(yaml.find("above") != std::string::npos);
+  CHECK(yaml.find("below") != std::string::npos);
+  CHECK_FALSE(p.map().is_equal(marked.map()));
+  CHECK(s.legal(p));
+  CHECK(check_against_definitions(g, compile(g, PolyOptions{"given", yaml})) < 1e-9);
 }
 
 }
