@@ -216,7 +216,7 @@ def prepare_case(case, args, atoll, ort, work):
 
     dumps = {v: os.path.join(work, f"{name}.{v}.dump") for v in files}
     for variant in ("fused", "unfused"):
-        extra = ["--verify", "--dump", dumps[variant], "--threads", "1"]
+        extra = ["--verify", "--stats", "--dump", dumps[variant], "--threads", "1"]
         if variant == "unfused":
             extra += ["--inputs", dumps["fused"]]
         g, err = atoll.run(files[variant], params, extra, f"{name}.{variant}.verify")
@@ -230,6 +230,8 @@ def prepare_case(case, args, atoll, ort, work):
         r["verify"] = v
         r["compile_ms"] = g.get("compile_ms")
         r["memory"] = g.get("memory")
+        r["stats"] = g.get("stats")
+        r["fallbacks"] = g.get("fallbacks")
         r["bytes_moved"], r["peak_bytes"], r["intermediates_bytes"] = memory_fields(g)
         if not v.get("passed"):
             rec["errors"].append(f"atoll {variant} fails --verify against the reference: {v}")
