@@ -7,6 +7,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <map>
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
@@ -82,6 +84,38 @@ std::string utc_now() {
   return buf;
 }
 
+/// Rate at each further thread count over the rate at the first, per case and library.
+void print_scaling(const std::vector<CaseResult> &all, const std::vector<int> &threads) {
+  std::map<std::string, std::map<std::string, std::map<int, double>>> rate;  // case -> lib -> threads -> rate
+  std::vector<std::string> order, libs;
+  for (const CaseResult &c : all) {
+    if (c.name.rfind("mem/triad", 0) == 0) continue;
+    if (!rate.count(c.name)) order.push_back(c.name);
+    for (const auto &l : c.libs) {
+      if (!l.ran() || l.rate <= 0) continue;
+      rate[c.name][l.lib][c.threads] = l.rate;
+      if (std::find(libs.begin(), libs.end(), l.lib) == libs.end()) libs.push_back(l.lib);
+    }
+  }
+  for (std::size_t t = 1; t < threads.size(); ++t) {
+    std::cout << "\n== Scaling: rate at " << threads[t] << " threads / rate at " << threads[0]
+              << " (same run; the second core is shared with other work) ==\n";
+    std::printf("%-24s", "case");
+    for (const std::string &l : libs) std::printf("%-16s", l.c_str());
+    std::printf("\n");
+    for (const std::string &name : order) {
+      std::printf("%-24s", name.c_str());
+      for (const std::string &l : libs) {
+        auto &r = rate[name][l];
+        if (r.count(threads[0]) && r.count(threads[t])) std::printf("%-16.2f", r[threads[t]] / r[threads[0]]);
+        else std::printf("%-16s", "n/a");
+      }
+      std::printf("\n");
+    }
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -151,6 +185,7 @@ int main(int argc, char **argv) {
 
   const std::string load_start = load_text();
   nlohmann::json cases = nlohmann::json::array();
+  std::vector<CaseResult> all;
   std::vector<std::string> failures;
   std::vector<double> compile_per_kernel;
   auto start = std::chrono::steady_clock::now();
@@ -183,6 +218,7 @@ int main(int argc, char **argv) {
                                  {"atoll", "onednn", "A/onednn"}, {"onednn", "triad", "dnnl/triad"}});
       }
       std::cout << std::flush;
+      all.insert(all.end(), results.begin(), results.end());
       for (const CaseResult &c : results) {
         cases.push_back(atl::bench::to_json(c));
         for (const auto &l : c.libs) {
@@ -198,6 +234,7 @@ int main(int argc, char **argv) {
   }
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 
+  if (threads.size() > 1) print_scaling(all, threads);
   std::sort(compile_per_kernel.begin(), compile_per_kernel.end());
   std::cout << "\nload at end: " << load_text() << "; benchmark took " << static_cast<int>(elapsed) << " s\n";
   if (!compile_per_kernel.empty())
