@@ -145,7 +145,8 @@ struct StraightLine {
   std::int64_t lanes, max_unroll;
   std::vector<std::string> outer;  ///< iterators the store addresses must not depend on
   std::set<std::string> written, read;
-  std::int64_t accumulators = 0;
+  std::vector<std::string> inner;  ///< iterators of the enclosing unrolled loops
+  int stores = 0;
 
   /// Values (accumulators) one execution of `s` produces, or -1 when not straight-line.
   std::int64_t count(const LStmt &s) {
@@ -166,6 +167,20 @@ struct StraightLine {
       for (const auto &i : s.indices)
         for (const std::string &it : outer)
           if (mentions(*i, it)) return -1;
+      // Distinct instances must write distinct elements (one accumulator
+      // each): every unrolled iterator owns a subscript it moves linearly.
+      if (++stores > 1) return -1;
+      for (const std::string &it : inner) {
+        bool owns = false;
+        for (const auto &i : s.indices) {
+          auto c = coefficient(*i, it);
+          bool alone = true;
+          for (const std::string &other : inner)
+            if (other != it && mentions(*i, other)) alone = false;
+          if (c && *c != 0 && alone) owns = true;
+        }
+        if (!owns) return -1;
+      }
       written.insert(s.array);
       loaded(*s.value, read);
       for (const auto &i : s.indices) loaded(*i, read);
@@ -185,14 +200,16 @@ struct StraightLine {
       } else {
         return -1;
       }
-      std::int64_t inner = 0;
+      std::int64_t sum = 0;
+      inner.push_back(s.iterator);
       for (const auto &b : s.body) {
         if (!b) continue;
         std::int64_t c = count(*b);
         if (c < 0) return -1;
-        inner += c;
+        sum += c;
       }
-      return per * inner;
+      inner.pop_back();
+      return per * sum;
     }
     }
     return -1;
@@ -206,7 +223,7 @@ std::set<std::string> promotable_accumulators(const poly::LKernel &k, const LStm
   if (loop.kind != LStmtKind::For || !loop.marks.count(poly::mark::kReduction) ||
       loop.marks.count(poly::mark::kParallel) || !loop_upper_bound(loop) || loop.step <= 0)
     return {};
-  StraightLine sl{k, lanes, max_unroll, {loop.iterator}, {}, {}, 0};
+  StraightLine sl{k, lanes, max_unroll, {loop.iterator}, {}, {}, {}, 0};
   std::int64_t n = 0;
   for (const auto &b : loop.body) {
     if (!b) continue;

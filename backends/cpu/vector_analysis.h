@@ -34,8 +34,9 @@ bool has_vector_form(const poly::LKernel &kernel, const poly::LStmt &loop);
 /// The arrays whose elements a reduction loop can keep in registers: the
 /// loop's body is straight-line once lowered (loops fully unrolled: kUnroll
 /// or vector loops with short constant trip counts, no parallel loops, no
-/// conditions), every store in it is a reduction (op=) into an f32 array at
-/// an address that does not move with the loop, and no such array is read
+/// conditions), its one store is a reduction (op=) into an f32 array at an
+/// address that does not move with the loop but moves with every unrolled
+/// loop (one subscript each, so instances never share an element), and that array is not read
 /// in the body. Empty when the loop does not qualify or would need more than
 /// `max_accumulators` values.
 std::set<std::string> promotable_accumulators(const poly::LKernel &kernel, const poly::LStmt &loop, std::int64_t lanes,

@@ -80,7 +80,7 @@ TEST_CASE("tile_for_cpu: MatMul gets cache, register and vector bands, an isolat
   CHECK(yaml.find("mark: \"unroll\"") != std::string::npos);
   CHECK(yaml.find("mark: \"vector\"") != std::string::npos);
   CHECK(yaml.find("isolate") != std::string::npos);
-  CHECK(yaml.find("floor((m)/6)") != std::string::npos);
+  CHECK(yaml.find("floor((x0)/6)") != std::string::npos);  // rows of the register tile
   // The L1 tile along k: footprint of 6 x 64 x kc within 32 KiB.
   long kc = r.cache_sizes[2];
   CHECK(kc > 0);
