@@ -33,3 +33,11 @@ foreach(check ${ATOLL_GOLDEN_CASES})
   endif()
   set_tests_properties(golden.${stage}.${case} PROPERTIES LABELS "golden;${layer}")
 endforeach()
+
+# A batch of 50 graphs of 1 to 20 operators (tests/data/make_batch50.py)
+# compiles, graphs in parallel; report.json has each graph's memory plan and
+# manifest.json where each kernel argument lives. No timing assertion.
+add_test(NAME cli.compile.batch50
+  COMMAND ${CMAKE_COMMAND} -DATOLL=$<TARGET_FILE:atoll> -DBATCH=${CMAKE_CURRENT_SOURCE_DIR}/data/batch50.json
+          -DWORK=${CMAKE_CURRENT_BINARY_DIR}/batch50-out -P ${CMAKE_CURRENT_SOURCE_DIR}/data/check_batch50.cmake)
+set_tests_properties(cli.compile.batch50 PROPERTIES LABELS "cli;src" TIMEOUT 1200)

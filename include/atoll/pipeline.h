@@ -47,6 +47,16 @@ struct BenchResult {
   double gflops = 0;
 };
 
+/// The memory plan of a graph's intermediates (report.json `memory`), at
+/// the bench point's parameter values.
+struct MemoryResult {
+  std::int64_t peak_bytes = 0;           ///< arena size: every intermediate and temporary, shared
+  std::int64_t intermediates_bytes = 0;  ///< the same buffers without sharing
+  std::int64_t bytes_moved = 0;          ///< compulsory traffic: each kernel's inputs read once, outputs written once
+  int buffers = 0;                       ///< buffers in the arena
+  std::string heuristic;                 ///< the packing that won
+};
+
 /// Everything report.json says of one graph.
 struct GraphResult {
   std::string name;
@@ -62,6 +72,7 @@ struct GraphResult {
   std::optional<BenchResult> bench;
   nlohmann::json manifest_kernels = nlohmann::json::array();  ///< compile: kernels for manifest.json
   std::optional<nlohmann::json> stats;  ///< with --stats: what the optimizer did
+  std::optional<MemoryResult> memory;   ///< once compiled: the arena plan
 };
 
 struct BatchResult {

@@ -4,9 +4,13 @@
 
 #include "polyhedral/isl/ppl_init.h"
 
+#include <mutex>
+
 namespace atl::poly {
 
 ScheduleResult schedule_pluto(const Scop &scop, const Dependences &deps, const ScheduleOptions &options) {
+  static std::mutex ppl_mutex;  // PPL is not thread safe: one Pluto problem at a time
+  std::lock_guard<std::mutex> lock(ppl_mutex);
   ensure_ppl_initialized();
   PlutoProblem problem;
   for (const ScopStatement &s : scop.statements) problem.statements.push_back(s.domain);

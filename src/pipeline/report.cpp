@@ -47,6 +47,10 @@ nlohmann::json report_json(const BatchResult &r) {
       j["bench"] = {{"median_ms", g.bench->median_ms}, {"runs", g.bench->runs}, {"threads", g.bench->threads},
                     {"gflops", g.bench->gflops}};
     if (g.stats) j["stats"] = *g.stats;
+    if (g.memory)
+      j["memory"] = {{"peak_bytes", g.memory->peak_bytes}, {"intermediates_bytes", g.memory->intermediates_bytes},
+                     {"bytes_moved", g.memory->bytes_moved}, {"buffers", g.memory->buffers},
+                     {"heuristic", g.memory->heuristic}};
     out["graphs"].push_back(j);
   }
   return out;

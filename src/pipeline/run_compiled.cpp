@@ -1,10 +1,33 @@
-// Runs a compiled graph's kernels on host buffers converted from tensors.
+// Runs a compiled graph's kernels: inputs and outputs in their own buffers,
+// every intermediate and temporary in one arena planned by graph/memory.
 #include "src/pipeline/compile_graph.h"
 
+#include "graph/memory/plan_arena.h"
+
+#include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <new>
+#include <optional>
+#include <set>
 
 namespace atl {
+
+// Shared with run_pipeline.cpp (report and manifest) and the tests, which
+// declare them too; they belong in compile_graph.h.
+
+/// The kernels' array arguments at the parameter values: which graph tensor
+/// each holds (or a temporary), its bytes, read or written.
+std::vector<memory::KernelUse> kernel_uses(const CompiledGraph &compiled,
+                                           const std::map<std::string, std::int64_t> &params);
+
+/// The arena plan of a compiled graph at the parameter values (`concrete` is
+/// the graph instantiated at them): graph inputs, weights, outputs and
+/// constants stay outside the arena.
+memory::MemoryPlan plan_memory(const CompiledGraph &compiled, const Graph &concrete,
+                               const std::map<std::string, std::int64_t> &params);
 
 namespace {
 
@@ -68,65 +91,127 @@ Shape eval_shape(const SymShape &shape, const std::map<std::string, std::int64_t
   return out;
 }
 
+/// A 64-byte aligned block of bytes (the arena).
+class Arena {
+public:
+  explicit Arena(std::int64_t bytes)
+      : data_(static_cast<unsigned char *>(std::aligned_alloc(
+            static_cast<std::size_t>(memory::kArenaAlignment),
+            static_cast<std::size_t>(memory::aligned_size(std::max<std::int64_t>(bytes, 1)))))) {
+    if (!data_) throw std::bad_alloc();
+  }
+  unsigned char *data() { return data_.get(); }
+
+private:
+  struct Free {
+    void operator()(unsigned char *p) const { std::free(p); }
+  };
+  std::unique_ptr<unsigned char, Free> data_;
+};
+
 }  // namespace
+
+std::vector<memory::KernelUse> kernel_uses(const CompiledGraph &compiled,
+                                           const std::map<std::string, std::int64_t> &params) {
+  std::vector<memory::KernelUse> uses;
+  for (const poly::ClusterResult &c : compiled.clusters) {
+    std::map<std::string, std::string> tensor_of;
+    for (const auto &[tensor, array] : c.array_of_tensor) tensor_of[array] = tensor;
+    memory::KernelUse use{c.kernel.name, {}};
+    for (const poly::LArray &a : c.kernel.arrays) {
+      memory::KernelArg arg;
+      arg.array = a.name;
+      arg.bytes = shape_numel(eval_shape(a.shape, params)) * static_cast<std::int64_t>(dtype_size(a.dtype));
+      auto t = tensor_of.find(a.name);
+      if (t == tensor_of.end() || a.role == poly::LArray::Role::Temporary) {
+        arg.access = memory::KernelArg::Access::Temporary;
+      } else {
+        arg.tensor = t->second;
+        arg.access = a.role == poly::LArray::Role::Input ? memory::KernelArg::Access::Read : memory::KernelArg::Access::Write;
+      }
+      use.args.push_back(std::move(arg));
+    }
+    uses.push_back(std::move(use));
+  }
+  return uses;
+}
+
+memory::MemoryPlan plan_memory(const CompiledGraph &compiled, const Graph &concrete,
+                               const std::map<std::string, std::int64_t> &params) {
+  std::set<std::string> external(concrete.inputs.begin(), concrete.inputs.end());
+  external.insert(concrete.weights.begin(), concrete.weights.end());
+  external.insert(concrete.outputs.begin(), concrete.outputs.end());
+  for (const auto &[name, t] : compiled.constants) external.insert(name);
+  auto is_external = [&](const std::string &t) {
+    return external.count(t) || (concrete.has_tensor(t) && concrete.tensor(t).role != TensorRole::Intermediate);
+  };
+  auto tensor_bytes = [&](const std::string &tensor) {
+    const TensorDecl &d = concrete.tensor(tensor);
+    return shape_numel(concrete_shape(d.type.shape)) * static_cast<std::int64_t>(dtype_size(d.type.dtype));
+  };
+  return memory::plan_arena(kernel_uses(compiled, params), compiled.aliases, is_external, tensor_bytes);
+}
 
 std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const Graph &concrete,
                                            const std::map<std::string, Tensor> &feeds,
                                            const std::map<std::string, std::int64_t> &params, int repeat,
                                            std::vector<double> *times_ms) {
+  // Inputs, weights and constants: their own buffers, never written.
   std::map<std::string, std::vector<unsigned char>> buffers;
   for (const auto &[name, t] : feeds) buffers[name] = to_raw(t);
   for (const auto &[name, t] : compiled.constants)
     if (!buffers.count(name)) buffers[name] = to_raw(t);
-  std::map<std::string, const memory::TensorAlias *> alias_of;
-  for (const memory::TensorAlias &a : compiled.aliases) alias_of[a.tensor] = &a;
-  std::vector<std::vector<unsigned char> *> zeroed;  // outputs and temporaries: zero before each run
-
-  // The storage of a graph tensor: its own buffer, or a place in its alias base.
   auto tensor_bytes = [&](const std::string &tensor) {
     const TensorDecl &d = concrete.tensor(tensor);
-    return static_cast<std::size_t>(shape_numel(concrete_shape(d.type.shape))) * dtype_size(d.type.dtype);
+    return static_cast<std::int64_t>(shape_numel(concrete_shape(d.type.shape))) *
+           static_cast<std::int64_t>(dtype_size(d.type.dtype));
   };
-  auto storage = [&](const std::string &tensor, std::size_t bytes) -> unsigned char * {
+  // Every intermediate buffer and temporary: one arena, planned at these parameters.
+  std::vector<memory::KernelUse> uses = kernel_uses(compiled, params);
+  memory::MemoryPlan plan = plan_memory(compiled, concrete, params);
+  Arena arena(plan.peak_bytes());
+  // Graph outputs (and bases that outputs view): own buffers, zeroed before each run.
+  std::vector<std::vector<unsigned char> *> zeroed;
+  auto storage = [&](const std::string &tensor) -> unsigned char * {
+    if (std::optional<std::int64_t> off = plan.offset_of(tensor)) return arena.data() + *off;
     std::string base = tensor;
     std::size_t offset = 0;
-    if (auto a = alias_of.find(tensor); a != alias_of.end()) {
-      base = a->second->base;
-      offset = static_cast<std::size_t>(a->second->byte_offset);
+    if (auto a = plan.alias_of.find(tensor); a != plan.alias_of.end()) {
+      base = a->second.base;
+      offset = static_cast<std::size_t>(a->second.byte_offset);
     }
     auto [it, fresh] = buffers.try_emplace(base);
     if (fresh) {
-      it->second.assign(base == tensor ? bytes : tensor_bytes(base), 0);
+      it->second.assign(static_cast<std::size_t>(tensor_bytes(base)), 0);
       zeroed.push_back(&it->second);
     }
-    ATOLL_ASSERT(offset + bytes <= it->second.size(), "buffer size mismatch for tensor " + tensor);
+    ATOLL_ASSERT(offset + static_cast<std::size_t>(tensor_bytes(tensor)) <= it->second.size(),
+                 "buffer size mismatch for tensor " + tensor);
     return it->second.data() + offset;
   };
 
+  // Kernels start from zero-filled outputs and temporaries (`op=` reduces
+  // into the current value): every arena buffer is cleared just before the
+  // kernel that first uses it, since its bytes may hold an earlier buffer's.
   struct Call {
     std::vector<void *> arrays;
     std::vector<std::int64_t> params;
+    std::vector<std::pair<unsigned char *, std::size_t>> clear;
   };
-  std::vector<Call> calls;
-  std::vector<std::vector<unsigned char>> temporaries;
-  std::size_t total_temps = 0;
-  for (const auto &c : compiled.clusters)
-    for (const auto &a : c.kernel.arrays) total_temps += a.role == poly::LArray::Role::Temporary;
-  temporaries.reserve(total_temps);
-  for (const auto &c : compiled.clusters) {
-    std::map<std::string, std::string> tensor_of;
-    for (const auto &[tensor, array] : c.array_of_tensor) tensor_of[array] = tensor;
-    Call call;
-    for (const poly::LArray &a : c.kernel.arrays) {
-      auto t = tensor_of.find(a.name);
-      Shape shape = eval_shape(a.shape, params);
-      std::size_t bytes = static_cast<std::size_t>(shape_numel(shape)) * dtype_size(a.dtype);
-      if (t != tensor_of.end()) {
-        call.arrays.push_back(storage(t->second, bytes));
+  std::vector<Call> calls(compiled.clusters.size());
+  for (std::size_t b = 0; b < plan.buffers.size(); ++b)
+    calls[static_cast<std::size_t>(plan.buffers[b].first)].clear.emplace_back(
+        arena.data() + plan.layout.offsets[b], static_cast<std::size_t>(plan.buffers[b].bytes));
+  for (std::size_t k = 0; k < compiled.clusters.size(); ++k) {
+    const poly::ClusterResult &c = compiled.clusters[k];
+    Call &call = calls[k];
+    for (const memory::KernelArg &arg : uses[k].args) {
+      if (arg.access == memory::KernelArg::Access::Temporary) {
+        std::optional<std::int64_t> off = plan.temporary_offset(uses[k].name, arg.array);
+        ATOLL_ASSERT(off.has_value(), "no arena place for temporary " + arg.array);
+        call.arrays.push_back(arena.data() + *off);
       } else {
-        temporaries.emplace_back(bytes, 0);
-        zeroed.push_back(&temporaries.back());
-        call.arrays.push_back(temporaries.back().data());
+        call.arrays.push_back(storage(arg.tensor));
       }
     }
     for (const std::string &p : c.kernel.params) {
@@ -134,22 +219,27 @@ std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const 
       ATOLL_ASSERT(it != params.end(), "no value for kernel parameter " + p);
       call.params.push_back(it->second);
     }
-    calls.push_back(std::move(call));
   }
+  std::vector<const unsigned char *> outputs;
+  for (const std::string &o : concrete.outputs) outputs.push_back(storage(o));
   for (int run = 0; run <= repeat; ++run) {
     if (run > 0)
       for (auto *b : zeroed) std::memset(b->data(), 0, b->size());
-    auto t0 = Clock::now();
-    for (std::size_t i = 0; i < calls.size(); ++i)
+    double kernel_ms = 0;
+    for (std::size_t i = 0; i < calls.size(); ++i) {
+      for (const auto &[p, bytes] : calls[i].clear) std::memset(p, 0, bytes);
+      auto t0 = Clock::now();
       compiled.functions[i](calls[i].arrays.data(), calls[i].params.data());
-    if (run > 0 && times_ms) times_ms->push_back(ms_since(t0));
+      kernel_ms += ms_since(t0);
+    }
+    if (run > 0 && times_ms) times_ms->push_back(kernel_ms);
   }
   std::map<std::string, Tensor> out;
-  for (const std::string &o : concrete.outputs) {
+  for (std::size_t i = 0; i < concrete.outputs.size(); ++i) {
+    const std::string &o = concrete.outputs[i];
     const TensorDecl &d = concrete.tensor(o);
-    std::size_t bytes = tensor_bytes(o);
-    const unsigned char *p = storage(o, bytes);
-    out[o] = from_raw(std::vector<unsigned char>(p, p + bytes), d.type.dtype, concrete_shape(d.type.shape));
+    const unsigned char *p = outputs[i];
+    out[o] = from_raw(std::vector<unsigned char>(p, p + tensor_bytes(o)), d.type.dtype, concrete_shape(d.type.shape));
   }
   return out;
 }

@@ -1,5 +1,6 @@
-// The batch driver: per graph, instantiate symbolic dimensions, make or load
-// inputs, verify against the reference, dump tensors, and record results.
+// The batch driver: graphs compile in parallel, then one by one: instantiate
+// symbolic dimensions, make or load inputs, verify against the reference,
+// bench, dump tensors, and record results (memory plan and manifest too).
 #include <atoll/pipeline.h>
 
 #include "backends/cpu/cpu_backend.h"
@@ -9,15 +10,28 @@
 #include "src/runtime/init_data.h"
 #include "src/runtime/npy.h"
 
+#include "graph/memory/plan_arena.h"
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <fstream>
 #include <iostream>
+#include <mutex>
+#include <optional>
 #include <regex>
+#include <thread>
 
 namespace atl {
+
+// Defined in run_compiled.cpp (they belong in compile_graph.h).
+std::vector<memory::KernelUse> kernel_uses(const CompiledGraph &compiled,
+                                           const std::map<std::string, std::int64_t> &params);
+memory::MemoryPlan plan_memory(const CompiledGraph &compiled, const Graph &concrete,
+                               const std::map<std::string, std::int64_t> &params);
 
 namespace {
 
@@ -149,6 +163,50 @@ void bench_compiled(const Graph &graph, const CompiledGraph &compiled, const Pip
   r.bench = b;
 }
 
+/// Where a kernel argument lives, for manifest.json: {"storage": "arena",
+/// "offset"} (offsets at the parameters' max values, valid for every value
+/// in range, since no buffer grows at smaller values), or in a tensor the
+/// caller owns: {"storage": "input" | "weight" | "output" | "constant"
+/// (a weight the compiler folded), "base": its name, "offset": bytes into it}.
+nlohmann::json arg_storage(const memory::MemoryPlan &plan, const Graph &graph, const std::string &kernel,
+                           const poly::LArray &a, const std::string *tensor) {
+  if (!tensor) {
+    std::optional<std::int64_t> off = plan.temporary_offset(kernel, a.name);
+    return {{"storage", "arena"}, {"offset", off ? nlohmann::json(*off) : nlohmann::json(nullptr)}};
+  }
+  if (std::optional<std::int64_t> off = plan.offset_of(*tensor)) return {{"storage", "arena"}, {"offset", *off}};
+  std::string base = *tensor;
+  std::int64_t offset = 0;
+  if (auto it = plan.alias_of.find(*tensor); it != plan.alias_of.end()) {
+    base = it->second.base;
+    offset = it->second.byte_offset;
+  }
+  auto in = [&](const std::vector<std::string> &v, const std::string &t) {
+    return std::find(v.begin(), v.end(), t) != v.end();
+  };
+  auto declared = [&](const std::string &t) { return in(graph.inputs, t) || in(graph.weights, t) || in(graph.outputs, t); };
+  if (!declared(base) && graph.has_tensor(base)) {
+    // An intermediate that a graph output views (e.g. y = Reshape(t)): it
+    // lives in that output's storage.
+    for (const auto &[name, a] : plan.alias_of)
+      if (a.base == base && declared(name)) {
+        offset -= a.byte_offset;
+        base = name;
+        break;
+      }
+  }
+  const char *kind = in(graph.inputs, base) ? "input" : in(graph.weights, base) ? "weight"
+                     : in(graph.outputs, base) ? "output" : "constant";
+  return {{"storage", kind}, {"base", base}, {"offset", offset}};
+}
+
+/// The graph at its parameters' max values (the manifest's arena sizes).
+std::map<std::string, std::int64_t> max_point(const Graph &g) {
+  std::map<std::string, std::int64_t> p;
+  for (const auto &[name, range] : g.params) p[name] = range.max;
+  return p;
+}
+
 /// `compile`: writes the graph's code into o.out_dir and lists its kernels
 /// for manifest.json: an object file and a C header (cpu), or C source (cpu-c).
 void write_artifacts(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r) {
@@ -172,6 +230,9 @@ void write_artifacts(const Graph &graph, const CompiledGraph &compiled, const Pi
     std::filesystem::rename(path + ".tmp", path);
     files = {graph.name + ".c"};
   }
+  std::map<std::string, std::int64_t> at = max_point(graph);
+  Graph concrete = graph.params.empty() ? graph : graph.instantiate(at);
+  memory::MemoryPlan plan = plan_memory(compiled, concrete, at);
   nlohmann::json list = nlohmann::json::array();
   for (const auto &c : compiled.clusters) {
     std::map<std::string, std::string> tensor_of;
@@ -182,17 +243,37 @@ void write_artifacts(const Graph &graph, const CompiledGraph &compiled, const Pi
       nlohmann::json shape = nlohmann::json::array();
       for (const Dim &d : a.shape) shape.push_back(d.is_symbolic() ? nlohmann::json(d.symbol) : nlohmann::json(d.value));
       auto t = tensor_of.find(a.name);
-      args.push_back({{"name", a.name}, {"tensor", t != tensor_of.end() ? nlohmann::json(t->second) : nlohmann::json(nullptr)},
-                      {"shape", shape}, {"dtype", dtype_name(a.dtype)}, {"role", role}});
+      nlohmann::json arg = {{"name", a.name}, {"tensor", t != tensor_of.end() ? nlohmann::json(t->second) : nlohmann::json(nullptr)},
+                            {"shape", shape}, {"dtype", dtype_name(a.dtype)}, {"role", role}};
+      bool temporary = t == tensor_of.end() || a.role == poly::LArray::Role::Temporary;
+      arg.update(arg_storage(plan, graph, c.kernel.name, a, temporary ? nullptr : &t->second));
+      args.push_back(arg);
     }
     for (const std::string &p : c.kernel.params) args.push_back({{"name", p}, {"dtype", "i64"}, {"role", "param"}});
     list.push_back({{"symbol", c.kernel.name}, {"entry", c.kernel.name + "_entry"}, {"cluster", c.name},
-                    {"args", args}, {"files", files}});
+                    {"args", args}, {"files", files}, {"arena_bytes", plan.peak_bytes()},
+                    {"arena_alignment", memory::kArenaAlignment}});
   }
   r.manifest_kernels = list;
 }
 
-void run_graph(const BatchGraph &entry, const PipelineOptions &o, GraphResult &r) {
+/// report.json's `memory` at the bench point.
+void record_memory(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r) {
+  std::map<std::string, std::int64_t> point = bench_point(graph, o);
+  Graph concrete = graph.params.empty() ? graph : graph.instantiate(point);
+  memory::MemoryPlan plan = plan_memory(compiled, concrete, point);
+  MemoryResult m;
+  m.peak_bytes = plan.peak_bytes();
+  m.intermediates_bytes = plan.intermediates_bytes;
+  m.bytes_moved = plan.bytes_moved;
+  m.buffers = static_cast<int>(plan.buffers.size());
+  m.heuristic = plan.layout.heuristic;
+  r.memory = m;
+}
+
+/// The parallel phase: everything up to code generation (and, for compile,
+/// the files). Returns the compiled code when there is more to do.
+std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const PipelineOptions &o, GraphResult &r) {
   const Graph &graph = *entry.graph;
   std::map<std::string, std::int64_t> bp = bench_point(graph, o);
   Graph at_bench = graph.params.empty() ? graph : graph.instantiate(bp);
@@ -200,13 +281,10 @@ void run_graph(const BatchGraph &entry, const PipelineOptions &o, GraphResult &r
   if (o.stats)
     r.stats = nlohmann::json{{"nodes", graph.num_nodes()}, {"bands_tiled", 0}, {"loops_vectorized", 0},
                              {"arrays_promoted", 0}};
-
   if (!codegen_available(o.target)) {
     if (o.mode == PipelineOptions::Mode::Compile || o.bench || !o.verify)
       throw UserError("target " + o.target + ": code generation is not available yet");
-    verify_graph(graph, o, r, "definition-vs-reference", "definitions",
-                 [](const Graph &g, const auto &feeds, const auto &) { return run_definitions(g, feeds); });
-    return;
+    return std::nullopt;  // definitions are verified in the sequential phase
   }
   CompileOptions co;
   co.target = o.target;
@@ -216,11 +294,54 @@ void run_graph(const BatchGraph &entry, const PipelineOptions &o, GraphResult &r
   r.compile_ms = compiled.compile_ms;
   r.fallbacks = compiled.fallbacks;
   for (const auto &[stage, ms] : compiled.stage_ms) r.stage_ms[stage] += ms;
+  record_memory(graph, compiled, o, r);
   if (o.mode == PipelineOptions::Mode::Compile) write_artifacts(graph, compiled, o, r);
+  return compiled;
+}
+
+/// The sequential phase: verification and timing (they use every core).
+void run_phase(const BatchGraph &entry, const std::optional<CompiledGraph> &compiled, const PipelineOptions &o,
+               GraphResult &r) {
+  const Graph &graph = *entry.graph;
+  if (!codegen_available(o.target)) {
+    verify_graph(graph, o, r, "definition-vs-reference", "definitions",
+                 [](const Graph &g, const auto &feeds, const auto &) { return run_definitions(g, feeds); });
+    return;
+  }
+  ATOLL_ASSERT(compiled.has_value(), "graph '" + entry.name + "' has no compiled code");
   if (o.verify)
     verify_graph(graph, o, r, "compiled-vs-reference", "run",
-                 [&](const Graph &g, const auto &feeds, const auto &point) { return run_compiled(compiled, g, feeds, point); });
-  if (o.bench) bench_compiled(graph, compiled, o, r);
+                 [&](const Graph &g, const auto &feeds, const auto &point) { return run_compiled(*compiled, g, feeds, point); });
+  if (o.bench) bench_compiled(graph, *compiled, o, r);
+}
+
+/// Runs `step` for one graph, turning its exceptions into the graph's error.
+/// Returns false when the graph failed.
+template <typename Step>
+bool guarded(const BatchGraph &entry, GraphResult &r, Step &&step) {
+  auto t0 = Clock::now();
+  bool ok = false;
+  try {
+    step();
+    ok = true;
+  } catch (const UserError &e) {
+    r.error = e.with({entry.pointer, entry.name}).what();
+  } catch (const std::bad_alloc &) {
+    r.error = "graph '" + entry.name + "': out of memory";
+  } catch (const std::exception &e) {
+    r.error = "graph '" + entry.name + "': " + e.what();
+  }
+  r.stage_ms["total"] += ms_since(t0);
+  return ok;
+}
+
+/// Worker threads for the compile phase: the hardware threads, at most one
+/// per graph, or ATOLL_COMPILE_THREADS when set (1 = sequential).
+std::size_t compile_threads(std::size_t graphs) {
+  std::size_t n = std::max(1u, std::thread::hardware_concurrency());
+  if (const char *env = std::getenv("ATOLL_COMPILE_THREADS"))
+    if (long v = std::strtol(env, nullptr, 10); v > 0) n = static_cast<std::size_t>(v);
+  return std::max<std::size_t>(1, std::min(n, graphs));
 }
 
 }  // namespace
@@ -248,31 +369,63 @@ BatchResult run_pipeline(const Batch &batch, const PipelineOptions &o) {
   BatchResult result;
   result.batch = batch.name;
   result.target = o.target;
-  std::size_t index = 0;
-  for (const BatchGraph &entry : batch.graphs) {
-    ++index;
-    GraphResult r;
-    r.name = entry.name;
-    if (o.progress)
-      std::cerr << "[" << index << "/" << batch.graphs.size() << "] " << entry.name << "\n" << std::flush;
-    if (entry.error) {
-      r.error = entry.error->what();
-    } else {
-      auto t0 = Clock::now();
-      try {
-        run_graph(entry, o, r);
-        r.ok = true;
-      } catch (const UserError &e) {
-        r.error = e.with({entry.pointer, entry.name}).what();
-      } catch (const std::bad_alloc &) {
-        r.error = "graph '" + entry.name + "': out of memory";
-      } catch (const std::exception &e) {
-        r.error = "graph '" + entry.name + "': " + e.what();
+  const std::size_t n = batch.graphs.size();
+  result.graphs.resize(n);
+  std::vector<std::optional<CompiledGraph>> compiled(n);
+  std::vector<char> failed(n, 0);
+  std::mutex progress_mutex;
+  std::size_t started = 0;
+  auto progress = [&](const std::string &line) {
+    if (!o.progress) return;
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    std::cerr << line << "\n" << std::flush;
+  };
+
+  // Parallel phase: graphs compile concurrently (each has its own isl
+  // context and LLVM context; Pluto, which uses PPL, takes a lock).
+  std::atomic<std::size_t> next{0};
+  auto worker = [&] {
+    for (std::size_t i = next++; i < n; i = next++) {
+      const BatchGraph &entry = batch.graphs[i];
+      GraphResult &r = result.graphs[i];
+      r.name = entry.name;
+      {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        ++started;
+        if (o.progress) std::cerr << "[" << started << "/" << n << "] " << entry.name << "\n" << std::flush;
       }
-      r.stage_ms["total"] = ms_since(t0);
+      if (entry.error) {
+        r.error = entry.error->what();
+        failed[i] = 1;
+        continue;
+      }
+      failed[i] = !guarded(entry, r, [&] {
+        std::optional<CompiledGraph> code = compile_phase(entry, o, r);
+        if (o.verify || o.bench) compiled[i] = std::move(code);
+      });
     }
-    result.graphs.push_back(std::move(r));
+  };
+  std::size_t threads = compile_threads(n);
+  if (threads <= 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (std::size_t t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (std::thread &t : pool) t.join();
   }
+
+  // Sequential phase: verification and benchmarks, in batch order.
+  bool more = o.verify || o.bench;
+  for (std::size_t i = 0; i < n && more; ++i) {
+    if (failed[i]) continue;
+    const BatchGraph &entry = batch.graphs[i];
+    if (!compiled[i] && codegen_available(o.target)) continue;
+    progress("[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + entry.name + ": " +
+             (o.verify ? (o.bench ? "verify, bench" : "verify") : "bench"));
+    failed[i] = !guarded(entry, result.graphs[i], [&] { run_phase(entry, compiled[i], o, result.graphs[i]); });
+    compiled[i].reset();
+  }
+  for (std::size_t i = 0; i < n; ++i) result.graphs[i].ok = !failed[i];
   return result;
 }
 
