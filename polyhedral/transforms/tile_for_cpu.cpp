@@ -241,7 +241,8 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
   long nvec = 1, nr = 1;
   if (lanes > 1) {
     nvec = t.vector_registers >= 32 ? 4 : 2;
-    nvec = std::clamp((known(roles->v, 1 << 30) + lanes - 1) / lanes, 1L, nvec);
+    // Whole vectors that fit the extent, so full micro-tiles exist (56 -> 3 x 16).
+    nvec = std::clamp(known(roles->v, 1 << 30) / lanes, 1L, nvec);
     nr = nvec * lanes;
   }
   long mr = o.unroll > 0 ? o.unroll : std::clamp((t.vector_registers - nvec - 1) / nvec, 1L, 8L);
@@ -300,7 +301,10 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
   int pos_r = -1, pos_v = -1;
   if (mr > 1) pos_r = static_cast<int>(b1.size()), b1.push_back(member(*s, tiled(roles->r, mr))), c1.push_back(true);
   if (nr > 1) pos_v = static_cast<int>(b1.size()), b1.push_back(member(*s, tiled(roles->v, nr))), c1.push_back(true);
-  for (int d : roles->reductions) b1.push_back(member(*s, x(d))), c1.push_back(false);
+  // The largest reduction innermost: its loop keeps the accumulators in registers.
+  for (int d : roles->reductions)
+    if (d != roles->red0) b1.push_back(member(*s, x(d))), c1.push_back(false);
+  b1.push_back(member(*s, x(roles->red0))), c1.push_back(false);
   if (mr <= 1 && nr <= 1) return res.reason = "register tile of one element", res;
 
   // Top-down: a band whose AST options refer to outer bands cannot get new bands above it.
