@@ -84,20 +84,19 @@ std::string find_group_cycle(const Graph &graph, const std::vector<NodeId> &grou
       if (--gg.indegree[s] == 0) ready.push_back(s);
   }
   if (done == gg.indegree.size()) return "";
-  std::vector<std::size_t> pos = positions(graph);
-  std::map<NodeId, NodeId> first;  // group -> earliest member
+  std::map<NodeId, std::string> members;  // group -> "{a, b}" in node order
   for (NodeId v = 0; v < graph.num_nodes(); ++v) {
-    auto [it, fresh] = first.emplace(group_of[v], v);
-    if (!fresh && pos[v] < pos[it->second]) it->second = v;
+    std::string &m = members[group_of[v]];
+    m += (m.empty() ? "" : ", ") + graph.node(v).name;
   }
   std::string names;
   int shown = 0;
   for (const auto &[grp, d] : gg.indegree)
     if (d > 0 && shown < 4) {
-      names += (names.empty() ? "" : ", ") + graph.node(first.at(grp)).name;
+      names += (names.empty() ? "{" : " and {") + members.at(grp) + "}";
       ++shown;
     }
-  return "the groups of " + names + " depend on each other (a cycle between groups)";
+  return "the groups " + names + " depend on each other (a cycle between groups)";
 }
 
 std::vector<std::vector<NodeId>> order_groups(const Graph &graph, const std::vector<NodeId> &group_of,

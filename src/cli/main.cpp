@@ -4,6 +4,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "src/pipeline/compile_graph.h"
+#include "graph/fusion/print_clusters.h"
 #include "src/runtime/version.h"
 
 #include <unistd.h>
@@ -228,16 +229,21 @@ int run_explain(const Args &a) {
     return 0;
   }
   if (a.stage == "clusters") {
+    // The graph as compile_graph compiles it (simplified), then its clusters.
+    PreparedGraph prep = prepare_graph(graph);
+    ClusterPlan plan = plan_clusters(prep.graph);
     if (a.format == "dot") {
-      print_graph_dot(std::cout, graph);
+      fusion::print_clusters_dot(std::cout, prep.graph, plan.fusion, plan.no_kernel);
       return 0;
     }
-    std::cout << "graph " << graph.name << "\n";
-    for (const auto &cluster : graph_clusters(graph)) {
-      std::cout << "  cluster " << graph.node(cluster.front()).name << ":";
-      for (NodeId v : cluster) std::cout << " " << graph.node(v).name << " (" << graph.node(v).op << ")";
-      std::cout << "\n";
-    }
+    print_graph(std::cout, prep.graph);
+    if (prep.simplified)
+      for (const auto &[pass, stats] : prep.summary.passes)
+        if (stats.changes) std::cout << "simplified by " << pass << ": " << stats << "\n";
+    if (!prep.skipped.empty()) std::cout << "not simplified: " << prep.skipped << "\n";
+    std::size_t kernels = plan.fusion.clusters.size();
+    std::cout << "clusters of " << graph.name << ": " << kernels << (kernels == 1 ? " kernel\n" : " kernels\n");
+    fusion::print_clusters(std::cout, prep.graph, plan.fusion, plan.no_kernel);
     return 0;
   }
   CompileOptions co;

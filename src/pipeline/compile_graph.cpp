@@ -1,8 +1,10 @@
-// Compiles a graph cluster by cluster: polyhedral layer -> loop AST -> CPU
-// backend (clustering in graph_clusters, per-cluster options in cluster_options.cpp).
+// Compiles a graph cluster by cluster: simplification, clusters (fusion and the
+// `fuse` hint, views), polyhedral layer -> loop AST -> CPU backend (per-cluster
+// options in cluster_options.cpp).
 #include "src/pipeline/compile_graph.h"
 
 #include "backends/cpu/cpu_backend.h"
+#include "graph/fusion/check_legality.h"
 
 #include <chrono>
 #include <set>
@@ -23,21 +25,43 @@ UserError hint_error(const Graph &g, const std::string &hint, const std::string 
   return UserError(why, loc);
 }
 
-}  // namespace
-
-std::vector<std::vector<NodeId>> graph_clusters(const Graph &graph) {
-  const nlohmann::json &fuse = graph.schedule.fuse;
-  if (fuse.is_array())
-    for (const auto &group : fuse)
-      if (group.size() > 1)
-        throw hint_error(graph, "fuse", "fusing several nodes into one kernel is not available yet; use \"auto\" or \"none\"");
-  std::vector<std::vector<NodeId>> clusters;
-  for (NodeId v : graph.order()) clusters.push_back({v});
-  return clusters;
+/// The clusters of explicit `fuse` groups, checked.
+fusion::FusionResult explicit_groups(const Graph &graph, const std::set<NodeId> &no_kernel) {
+  std::map<std::string, NodeId> by_name;
+  for (NodeId v = 0; v < graph.num_nodes(); ++v) by_name[graph.node(v).name] = v;
+  std::vector<NodeId> group_of(graph.num_nodes());
+  for (NodeId v = 0; v < graph.num_nodes(); ++v) group_of[v] = v;
+  std::set<NodeId> seen;
+  std::vector<std::vector<NodeId>> groups;
+  std::size_t index = 0;
+  for (const auto &group : graph.schedule.fuse) {
+    std::string where = "fuse group " + std::to_string(index++);
+    if (!group.is_array() || group.empty()) throw hint_error(graph, "fuse", where + ": expected a non-empty list of node names");
+    std::vector<NodeId> members;
+    for (const auto &name : group) {
+      if (!name.is_string()) throw hint_error(graph, "fuse", where + ": expected a node name, got " + name.dump());
+      auto it = by_name.find(name.get<std::string>());
+      if (it == by_name.end()) throw hint_error(graph, "fuse", where + ": unknown node '" + name.get<std::string>() + "'");
+      if (!seen.insert(it->second).second)
+        throw hint_error(graph, "fuse", where + ": node '" + name.get<std::string>() + "' is in more than one group");
+      if (!no_kernel.count(it->second)) members.push_back(it->second);
+    }
+    for (NodeId v : members) group_of[v] = members.empty() ? v : members.front();
+    if (members.size() > 1) {
+      std::string text;
+      for (NodeId v : members) text += (text.empty() ? "" : ", ") + graph.node(v).name;
+      if (std::string r = fusion::find_reentry(graph, members); !r.empty())
+        throw hint_error(graph, "fuse", where + " [" + text + "] cannot be one kernel: " + r);
+    }
+  }
+  if (std::string r = fusion::find_group_cycle(graph, group_of); !r.empty())
+    throw hint_error(graph, "fuse", "the fuse groups cannot run in any order: " + r);
+  return fusion::clusters_from_groups(graph, group_of, no_kernel, "not in one `fuse` group");
 }
 
-std::vector<poly::ClusterResult> schedule_graph(const Graph &graph, const CompileOptions &options) {
-  std::vector<std::vector<NodeId>> clusters = graph_clusters(graph);
+/// Runs the polyhedral layer on the given clusters (after checking the `tree` hint's keys).
+std::vector<poly::ClusterResult> schedule_clusters(const Graph &graph, const std::vector<std::vector<NodeId>> &clusters,
+                                                   const CompileOptions &options) {
   if (graph.schedule.tree.is_object()) {
     std::set<std::string> names;
     for (const auto &c : clusters) names.insert(graph.node(c.front()).name);
@@ -61,10 +85,103 @@ std::vector<poly::ClusterResult> schedule_graph(const Graph &graph, const Compil
   return out;
 }
 
+/// Why the simplified graph `s` cannot replace `graph` for the runner, or "".
+std::string replacement_problem(const Graph &graph, const Graph &s) {
+  if (s.inputs != graph.inputs || s.outputs != graph.outputs) return "inputs or outputs changed";
+  for (const std::string &o : s.outputs) {
+    if (!s.producer(o)) return "output " + o + " is no longer computed";
+    if (s.tensor(o).type.str() != graph.tensor(o).type.str()) return "output " + o + " changed type";
+  }
+  std::set<std::string> declared(graph.weights.begin(), graph.weights.end());
+  for (const std::string &w : s.weights)
+    if (!declared.count(w) && !s.tensor(w).data) return "weight " + w + " has no value";
+  std::set<NodeId> no_kernel;
+  for (const memory::TensorAlias &a : memory::plan_views(s, &no_kernel))
+    if (!graph.has_tensor(a.base) || graph.tensor(a.base).type.str() != s.tensor(a.base).type.str())
+      return "view base " + a.base + " is new";
+  return "";
+}
+
+}  // namespace
+
+PreparedGraph prepare_graph(const Graph &graph) {
+  PreparedGraph p;
+  p.graph = graph;
+  if (graph.schedule.fuse.is_array()) {
+    p.skipped = "explicit `fuse` groups name the original nodes";
+    return p;
+  }
+  if (!graph.schedule.tree.is_null()) {
+    p.skipped = "the `tree` hint is written for the original nodes";
+    return p;
+  }
+  Graph s;
+  try {
+    SimplifyOptions so;
+    so.fold_pad = true;
+    s = simplify_graph(graph, so, &p.summary);
+  } catch (const UserError &e) {
+    p.skipped = std::string("simplification failed: ") + e.what();
+    return p;
+  }
+  std::int64_t changes = 0;
+  for (const auto &[name, stats] : p.summary.passes) changes += stats.changes;
+  if (changes == 0) return p;
+  if (std::string why = replacement_problem(graph, s); !why.empty()) {
+    p.skipped = "simplified graph not used: " + why;
+    return p;
+  }
+  std::set<std::string> declared(graph.weights.begin(), graph.weights.end());
+  for (const std::string &w : s.weights) {
+    const TensorDecl &d = s.tensor(w);
+    if (declared.count(w)) continue;
+    Tensor t(d.type.dtype, concrete_shape(d.type.shape));
+    t.data = *d.data;
+    p.constants.emplace(w, std::move(t));
+  }
+  p.graph = std::move(s);
+  p.simplified = true;
+  return p;
+}
+
+ClusterPlan plan_clusters(const Graph &graph) {
+  ClusterPlan p;
+  p.aliases = memory::plan_views(graph, &p.no_kernel);
+  const nlohmann::json &fuse = graph.schedule.fuse;
+  if (fuse.is_array()) {
+    p.fusion = explicit_groups(graph, p.no_kernel);
+  } else if (fuse.is_string() && fuse.get<std::string>() == "none") {
+    std::vector<NodeId> alone(graph.num_nodes());
+    for (NodeId v = 0; v < graph.num_nodes(); ++v) alone[v] = v;
+    p.fusion = fusion::clusters_from_groups(graph, alone, p.no_kernel, "fuse: none");
+  } else {
+    p.fusion = fusion::fuse_graph(graph, p.no_kernel);
+  }
+  return p;
+}
+
+std::vector<std::vector<NodeId>> graph_clusters(const Graph &graph) {
+  ClusterPlan plan = plan_clusters(graph);
+  std::vector<NodeId> group_of(graph.num_nodes());
+  for (NodeId v = 0; v < graph.num_nodes(); ++v) group_of[v] = v;
+  for (const auto &c : plan.fusion.clusters)
+    for (NodeId v : c) group_of[v] = c.front();
+  return fusion::order_groups(graph, group_of, {});
+}
+
+std::vector<poly::ClusterResult> schedule_graph(const Graph &graph, const CompileOptions &options) {
+  return schedule_clusters(graph, graph_clusters(graph), options);
+}
+
 CompiledGraph compile_graph(const Graph &graph, const CompileOptions &options) {
   auto t0 = Clock::now();
   CompiledGraph out;
-  out.clusters = schedule_graph(graph, options);
+  PreparedGraph prep = prepare_graph(graph);
+  ClusterPlan plan = plan_clusters(prep.graph);
+  out.stage_ms["clusters"] += ms_since(t0);
+  out.clusters = schedule_clusters(prep.graph, plan.fusion.clusters, options);
+  out.aliases = plan.aliases;
+  out.constants = std::move(prep.constants);
   for (const auto &r : out.clusters) {
     for (const std::string &f : r.fallbacks) out.fallbacks.push_back(r.name + ": " + f);
     for (const auto &[stage, ms] : r.timings_ms) out.stage_ms[stage] += ms;
