@@ -192,6 +192,17 @@ class Ort:
         return statistics.median(times)
 
 
+def ort_call_overhead_ms(ort):
+    """Median time of one run_with_iobinding of a one-element Identity model: the floor under every ORT figure."""
+    from onnx import TensorProto, helper
+    vi = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [1]) for n in ("x", "y")]
+    g = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "identity", [vi[0]], [vi[1]])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 20)])
+    m.ir_version = 10
+    s = Ort(ort, m.SerializeToString(), {"x": np.zeros(1, np.float32)}, 1)
+    return s.bench()
+
+
 def prepare_case(case, args, atoll, ort, work):
     """Writes the fused and unfused batches, checks all three agree; returns the case's record."""
     name, batch_path, graph_name, kind, params = case
@@ -441,6 +452,12 @@ def main():
     if ort_note:
         print(ort_note)
 
+    ort_overhead = None
+    if ort is not None:
+        try:
+            ort_overhead = ort_call_overhead_ms(ort)
+        except Exception as e:  # informative only
+            log(f"cannot measure onnxruntime's call overhead: {e}")
     cases = [c for c in CASES if not args.only or c[0] in args.only.split(",")]
     work = tempfile.mkdtemp(prefix="atoll-blocks-")
     atoll = Atoll(args.atoll, work)
@@ -449,7 +466,8 @@ def main():
     meta = {"started": started.isoformat(timespec="seconds"), "git": head, "atoll": args.atoll,
             "threads": args.threads, "repeats": args.repeats, "load_start": load(), "cpus": os.cpu_count(),
             "onnxruntime": getattr(ort, "__version__", None), "ort_note": ort_note,
-            "ort_weights": "inputs" if args.ort_weights_as_inputs else "initializers"}
+            "ort_weights": "inputs" if args.ort_weights_as_inputs else "initializers",
+            "ort_call_overhead_ms": ort_overhead}
     records = []
     for case in cases:
         log(f"{case[0]}: verify, dump, convert (load {load():.2f})")
@@ -465,7 +483,8 @@ def main():
     print(f"\nAtoll blocks benchmark, {meta['started']}, {head}")
     print(f"medians of {args.repeats} repeats of each tool's median; load average {meta['load_start']:.2f} at start, "
           f"{meta['load_end']:.2f} at end on {meta['cpus']} CPUs (figures taken under load when > 0.5); "
-          f"onnxruntime {meta['onnxruntime'] or 'n/a'}, weights as {meta['ort_weights']}")
+          f"onnxruntime {meta['onnxruntime'] or 'n/a'}, weights as {meta['ort_weights']}"
+          + (f", ORT call overhead {ort_overhead * 1e3:.1f} us (Identity model)" if ort_overhead else ""))
     for t in args.threads:
         print(f"\n== {t} thread{'s' if t > 1 else ''}{' (decides)' if t == args.threads[0] else ''} ==")
         print(table(records, t))
