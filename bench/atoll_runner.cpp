@@ -48,44 +48,67 @@ void AtollRunner::bind(const std::string &tensor, float *data) {
   bound_[tensor] = data;
 }
 
-float *AtollRunner::storage(const std::string &tensor) {
-  if (auto b = bound_.find(tensor); b != bound_.end()) return b->second;
+AtollRunner::Place AtollRunner::place(const std::string &tensor) const {
   for (const memory::TensorAlias &a : compiled_.aliases)
-    if (a.tensor == tensor) return storage(a.base) + a.byte_offset / static_cast<std::int64_t>(sizeof(float));
-  auto [it, fresh] = owned_.try_emplace(tensor);
-  if (fresh) {
-    const TensorDecl &d = graph_.tensor(tensor);
-    bool io = std::count(graph_.inputs.begin(), graph_.inputs.end(), tensor) ||
-              std::count(graph_.weights.begin(), graph_.weights.end(), tensor) ||
-              std::count(graph_.outputs.begin(), graph_.outputs.end(), tensor);
-    auto c = compiled_.constants.find(tensor);
-    if (io && c == compiled_.constants.end()) throw UserError("bench: graph tensor " + tensor + " is not bound");
-    it->second = Buffer(static_cast<std::size_t>(numel(d.type.shape)));
-    if (c != compiled_.constants.end())
-      for (std::size_t i = 0; i < c->second.data.size(); ++i) it->second[i] = static_cast<float>(c->second.data[i]);
-  }
-  return it->second.data();
+    if (a.tensor == tensor) {
+      Place base = place(a.base);
+      base.offset += a.byte_offset / static_cast<std::int64_t>(sizeof(float));
+      return base;
+    }
+  return {tensor, 0};
 }
 
 void AtollRunner::prepare() {
   calls_.clear();
+  owned_.clear();
+  // Pass 1: the floats every storage base needs (tensors of the compiled graph,
+  // which may be a simplified copy of graph_, are sized from the kernel arrays).
+  std::map<std::string, std::int64_t> need;
+  for (const poly::ClusterResult &c : compiled_.clusters) {
+    std::map<std::string, std::string> tensor_of;
+    for (const auto &[tensor, array] : c.array_of_tensor) tensor_of[array] = tensor;
+    for (const poly::LArray &a : c.kernel.arrays) {
+      if (a.dtype != DType::F32) throw UserError("bench: kernel array " + a.name + " is not f32");
+      if (!c.kernel.params.empty()) throw UserError("bench: kernel " + c.kernel.name + " has symbolic parameters");
+      auto t = tensor_of.find(a.name);
+      if (t == tensor_of.end()) continue;
+      Place p = place(t->second);
+      need[p.base] = std::max(need[p.base], p.offset + numel(a.shape));
+    }
+  }
+  for (const auto &[base, floats] : need) {
+    if (bound_.count(base)) continue;
+    bool io = std::count(graph_.inputs.begin(), graph_.inputs.end(), base) ||
+              std::count(graph_.weights.begin(), graph_.weights.end(), base) ||
+              std::count(graph_.outputs.begin(), graph_.outputs.end(), base);
+    auto c = compiled_.constants.find(base);
+    if (io && c == compiled_.constants.end()) throw UserError("bench: graph tensor " + base + " is not bound");
+    std::int64_t size = floats;
+    if (graph_.has_tensor(base)) size = std::max(size, numel(graph_.tensor(base).type.shape));
+    Buffer &b = owned_[base];
+    b = Buffer(static_cast<std::size_t>(size));
+    if (c != compiled_.constants.end())
+      for (std::size_t i = 0; i < c->second.data.size() && i < b.size(); ++i) b[i] = static_cast<float>(c->second.data[i]);
+  }
+  // Pass 2: the argument arrays of every call; temporaries get their own zeroed buffers.
   int temp = 0;
   for (const poly::ClusterResult &c : compiled_.clusters) {
     std::map<std::string, std::string> tensor_of;
     for (const auto &[tensor, array] : c.array_of_tensor) tensor_of[array] = tensor;
     Call call;
     for (const poly::LArray &a : c.kernel.arrays) {
-      if (a.dtype != DType::F32) throw UserError("bench: kernel array " + a.name + " is not f32");
       auto t = tensor_of.find(a.name);
       if (t != tensor_of.end()) {
-        call.arrays.push_back(storage(t->second));
+        Place p = place(t->second);
+        auto b = bound_.find(p.base);
+        float *base = b != bound_.end() ? b->second : owned_.at(p.base).data();
+        call.arrays.push_back(base + p.offset);
       } else {
         Buffer &b = owned_["$temp" + std::to_string(temp++)];
         b = Buffer(static_cast<std::size_t>(numel(a.shape)));
         call.arrays.push_back(b.data());
       }
     }
-    if (!c.kernel.params.empty()) throw UserError("bench: kernel " + c.kernel.name + " has symbolic parameters");
     calls_.push_back(std::move(call));
   }
 }

@@ -23,8 +23,10 @@ public:
 
   /// Binds a graph input, weight or output to caller storage (dense row-major f32).
   void bind(const std::string &tensor, float *data);
-  /// Allocates intermediates and temporaries and builds the kernel calls; every
-  /// input and output must be bound.
+  /// Allocates intermediates (own zero-filled buffers, not Atoll's arena),
+  /// temporaries and folded constants, and builds the kernel calls; every
+  /// input and output must be bound. Nothing is cleared between runs: the
+  /// kernels initialise what they write (the result check would catch it otherwise).
   void prepare();
   /// Runs every kernel once, in order.
   void run();
@@ -37,7 +39,12 @@ public:
   std::string description() const;
 
 private:
-  float *storage(const std::string &tensor);
+  /// Where a tensor lives: its storage base (itself, or the base it is a view of) and an offset in floats.
+  struct Place {
+    std::string base;
+    std::int64_t offset = 0;
+  };
+  Place place(const std::string &tensor) const;
 
   Graph graph_;
   CompiledGraph compiled_;

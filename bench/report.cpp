@@ -88,7 +88,8 @@ void print_group(std::ostream &os, const std::string &title, const std::vector<C
         continue;
       }
       std::string err = l.max_rel_err < 0 ? (l.lib == c.reference ? "reference" : "unchecked") : fmt("%.1e", l.max_rel_err) + (l.ok ? " ok" : " FAIL");
-      os << pad(err, 13) << pad(std::to_string(l.timing.ms.size()) + " runs", 10);
+      os << pad(err, 13) << pad(std::to_string(l.timing.ms.size()) + " runs", 10)
+         << pad("min " + fmt("%.3f", l.timing.min) + " ms", 17);
       if (!l.compile_ms.empty())
         os << "compile " << fmt("%.0f", median_of(l.compile_ms)) << " ms, " << l.kernels << " kernel(s); ";
       os << l.kernel << "\n";
