@@ -1,0 +1,3 @@
+# Tests of backends/cpu/vector_math (paths relative to tests/).
+target_sources(atoll_tests PRIVATE
+)
