@@ -11,3 +11,4 @@ target_sources(atoll_backends PRIVATE
   cpu/optimize_module.cpp
   cpu/runtime/thread_pool.cpp
 )
+include(cpu/vmath_sources.cmake)
