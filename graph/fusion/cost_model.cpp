@@ -77,6 +77,12 @@ ClusterVerdict judge_cluster(const Graph &graph, const std::vector<NodeId> &node
     NodeId h = heavy.front();
     PatternKind hk = node_kind(graph, h);
     std::set<NodeId> after = reachable_within(graph, h, in);
+    if (hk == PatternKind::OutFusable && !options.fuse_epilogues) {
+      NodeId other = nodes.front() == h ? nodes[1] : nodes.front();
+      v.reason = "the contraction " + node_label(graph, h) + " runs alone: with " + node_label(graph, other) +
+                 " in its kernel it was measured slower (FusionOptions::fuse_epilogues)";
+      return v;
+    }
     for (NodeId n : nodes) {
       if (n == h) continue;
       PatternKind k = node_kind(graph, n);

@@ -12,6 +12,13 @@ using namespace atl::fusion;
 namespace {
 
 /// x -> Relu -> MatMul(w1) -> MatMul(w2) -> Transpose; and a Softmax branch.
+/// Options with epilogues fused into contractions.
+FusionOptions with_epilogues() {
+  FusionOptions o;
+  o.fuse_epilogues = true;
+  return o;
+}
+
 Graph matmul_graph() {
   Graph g;
   g.name = "mm";
@@ -35,11 +42,19 @@ Graph matmul_graph() {
 TEST_SUITE("graph") {
 TEST_CASE("cost model: an epilogue chain into a convolution is accepted and saves bytes") {
   Graph g = conv_bn_relu_graph();
-  ClusterVerdict v = judge_cluster(g, {0, 1, 2});
+  ClusterVerdict v = judge_cluster(g, {0, 1, 2}, with_epilogues());
   CHECK(v.ok);
   // c and n (1x4x8x8 f32 = 1 KiB each) are written and read inside: 2 KiB each.
   CHECK(v.bytes_saved == 4 * 1024);
   CHECK(v.statements >= 3);
+}
+
+TEST_CASE("cost model: by default a contraction runs alone (measured slower with its epilogue)") {
+  Graph g = conv_bn_relu_graph();
+  ClusterVerdict v = judge_cluster(g, {0, 1});
+  CHECK_FALSE(v.ok);
+  CHECK(v.reason.find("the contraction conv (Conv) runs alone: with bn (BatchNormalization)") != std::string::npos);
+  CHECK(judge_cluster(g, {1, 2}).ok);
 }
 
 TEST_CASE("cost model: two contractions are not fused") {
@@ -51,10 +66,10 @@ TEST_CASE("cost model: two contractions are not fused") {
 
 TEST_CASE("cost model: a contraction's producer and an injective epilogue are refused") {
   Graph g = matmul_graph();
-  ClusterVerdict v = judge_cluster(g, {node_named(g, "relu"), node_named(g, "mm1")});
+  ClusterVerdict v = judge_cluster(g, {node_named(g, "relu"), node_named(g, "mm1")}, with_epilogues());
   CHECK_FALSE(v.ok);
   CHECK(v.reason.find("relu (Relu) feeds the contraction mm1 (MatMul)") != std::string::npos);
-  v = judge_cluster(g, {node_named(g, "mm2"), node_named(g, "tr")});
+  v = judge_cluster(g, {node_named(g, "mm2"), node_named(g, "tr")}, with_epilogues());
   CHECK_FALSE(v.ok);
   CHECK(v.reason.find("tr (Transpose) is injective") != std::string::npos);
 }

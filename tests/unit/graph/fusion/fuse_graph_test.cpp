@@ -13,6 +13,12 @@ using Names = std::vector<std::vector<std::string>>;
 
 namespace {
 
+FusionOptions with_epilogues() {
+  FusionOptions o;
+  o.fuse_epilogues = true;
+  return o;
+}
+
 std::string reason_of(const Graph &g, const FusionResult &r, const std::string &from, const std::string &to) {
   for (const UnfusedEdge &e : r.unfused)
     if (g.node(e.from).name == from && g.node(e.to).name == to) return e.reason;
@@ -22,9 +28,17 @@ std::string reason_of(const Graph &g, const FusionResult &r, const std::string &
 }  // namespace
 
 TEST_SUITE("graph") {
-TEST_CASE("fuse_graph: conv, BatchNormalization and Relu become one kernel") {
+TEST_CASE("fuse_graph: by default a Conv runs alone and its BatchNormalization and Relu fuse") {
   Graph g = conv_bn_relu_graph();
   FusionResult r = fuse_graph(g, {});
+  CHECK(cluster_names(g, r.clusters) == Names{{"conv"}, {"bn", "relu"}});
+  REQUIRE(r.unfused.size() == 1);
+  CHECK(r.unfused[0].reason.find("runs alone") != std::string::npos);
+}
+
+TEST_CASE("fuse_graph: with epilogues, conv, BatchNormalization and Relu become one kernel") {
+  Graph g = conv_bn_relu_graph();
+  FusionResult r = fuse_graph(g, {}, with_epilogues());
   CHECK(cluster_names(g, r.clusters) == Names{{"conv", "bn", "relu"}});
   CHECK(r.unfused.empty());
 }
@@ -48,7 +62,7 @@ TEST_CASE("fuse_graph: a residual block keeps two convolutions apart and fuses t
   g.add_node(make_node("Relu", {"s"}, {"y"}, "relu2"));
   g.add_output("y");
   g.finalize();
-  FusionResult r = fuse_graph(g, {});
+  FusionResult r = fuse_graph(g, {}, with_epilogues());
   CHECK(cluster_names(g, r.clusters) == Names{{"conv1", "relu1"}, {"conv2", "add", "relu2"}});
   REQUIRE(r.unfused.size() == 1);
   CHECK(r.unfused[0].tensor == "r1");
@@ -114,7 +128,7 @@ TEST_CASE("fuse_graph: matmul chain reasons name the rule") {
   g.add_node(make_node("MatMul", {"a", "w2"}, {"y"}, "fc2"));
   g.add_output("y");
   g.finalize();
-  FusionResult r = fuse_graph(g, {});
+  FusionResult r = fuse_graph(g, {}, with_epilogues());
   CHECK(cluster_names(g, r.clusters) == Names{{"fc1", "bias1", "relu1"}, {"fc2"}});
   CHECK(reason_of(g, r, "relu1", "fc2").find("heavy operators") != std::string::npos);
 }

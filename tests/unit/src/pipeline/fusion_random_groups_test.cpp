@@ -114,6 +114,9 @@ Variant make_variant(std::string label, Graph g, nlohmann::json groups, int inde
 
 TEST_SUITE("src") {
 TEST_CASE("fusion: random legal groupings of samples and random graphs verify against the reference") {
+  // Samples up to 12 nodes (the BERT layer's 30 make a slow case) with one
+  // grouping each; small random graphs with two each.
+  const std::size_t kMaxSampleNodes = 12;
   auto t0 = std::chrono::steady_clock::now();
   std::vector<Graph> sources;
   std::vector<std::string> names;
@@ -123,7 +126,7 @@ TEST_CASE("fusion: random legal groupings of samples and random graphs verify ag
   std::sort(files.begin(), files.end());
   for (const auto &f : files)
     for (auto &bg : read_batch_file(f.string()).graphs)
-      if (bg.graph && bg.graph->num_nodes() > 1 && bg.graph->params.empty()) {
+      if (bg.graph && bg.graph->num_nodes() > 1 && bg.graph->num_nodes() <= kMaxSampleNodes && bg.graph->params.empty()) {
         sources.push_back(*bg.graph);
         names.push_back(f.stem().string() + "/" + bg.name);
       }
@@ -135,13 +138,14 @@ TEST_CASE("fusion: random legal groupings of samples and random graphs verify ag
   }
   std::vector<Variant> variants;
   for (std::size_t s = 0; s < sources.size(); ++s)
-    for (unsigned seed = 1; seed <= 3; ++seed) {
+    for (unsigned seed = 1; seed <= (names[s].rfind("random", 0) == 0 ? 2u : 1u); ++seed) {
       std::mt19937 rng(seed * 7919 + static_cast<unsigned>(s));
       nlohmann::json groups = random_groups(sources[s], rng);
       std::string label = names[s] + " grouping seed " + std::to_string(seed) + ": " + groups.dump();
       INFO(label);
       variants.push_back(make_variant(label, sources[s], groups, static_cast<int>(variants.size())));
     }
+  double schedule_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::vector<poly::LKernel> kernels;
   for (const Variant &v : variants)
     for (const auto &c : v.clusters) kernels.push_back(c.kernel);
@@ -163,6 +167,7 @@ TEST_CASE("fusion: random legal groupings of samples and random graphs verify ag
   }
   CHECK(passed == static_cast<int>(variants.size()));
   MESSAGE(variants.size() << " groupings in "
-                          << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s");
+                          << std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() << " s ("
+                          << schedule_s << " s scheduling)");
 }
 }
