@@ -1,0 +1,153 @@
+// Branch-free inline f32 exp, log, tanh, sigmoid and erf emitted as LLVM IR (scalar or <N x float>).
+//
+// Coefficients were fitted for this file (weighted least squares on Chebyshev
+// nodes with Lawson reweighting towards minimax, in double, then rounded to
+// f32); the error bounds in vector_math.h are measured by the unit tests.
+#include "backends/cpu/vector_math.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <cstdint>
+#include <initializer_list>
+
+namespace atl::cpu {
+
+namespace {
+
+/// Constants and helpers for one value type (float or <N x float>).
+struct Em {
+  llvm::IRBuilder<> &b;
+  llvm::Type *ft;  ///< float or <N x float>
+  llvm::Type *it;  ///< i32 or <N x i32>
+
+  Em(llvm::IRBuilder<> &builder, llvm::Value *x) : b(builder), ft(x->getType()), it(b.getInt32Ty()) {
+    if (auto *vt = llvm::dyn_cast<llvm::VectorType>(ft)) it = llvm::VectorType::get(b.getInt32Ty(), vt->getElementCount());
+  }
+
+  llvm::Value *f(double v) const { return llvm::ConstantFP::get(ft, v); }
+  llvm::Value *i(std::uint32_t v) const { return llvm::ConstantInt::get(it, v); }
+  llvm::Value *bits(llvm::Value *v) const { return b.CreateBitCast(v, it); }
+  llvm::Value *flt(llvm::Value *v) const { return b.CreateBitCast(v, ft); }
+  llvm::Value *fma(llvm::Value *x, llvm::Value *y, llvm::Value *z) const {
+    return b.CreateIntrinsic(llvm::Intrinsic::fma, {ft}, {x, y, z});
+  }
+  /// c[0] + x*(c[1] + x*(c[2] + ...)).
+  llvm::Value *horner(llvm::Value *x, std::initializer_list<double> c) const {
+    const double *p = c.end() - 1;
+    llvm::Value *acc = f(*p);
+    while (p != c.begin()) acc = fma(acc, x, f(*--p));
+    return acc;
+  }
+  llvm::Value *abs(llvm::Value *x) const { return flt(b.CreateAnd(bits(x), i(0x7fffffffu))); }
+  llvm::Value *sign(llvm::Value *x) const { return b.CreateAnd(bits(x), i(0x80000000u)); }
+  /// |v| with the sign bits `s` (i32) put back.
+  llvm::Value *with_sign(llvm::Value *v, llvm::Value *s) const { return flt(b.CreateOr(bits(v), s)); }
+  /// x when x is NaN, else v.
+  llvm::Value *keep_nan(llvm::Value *x, llvm::Value *v) const { return b.CreateSelect(b.CreateFCmpUNO(x, x), x, v); }
+};
+
+// ln 2 split so that n * kLn2Hi is exact for |n| < 256.
+constexpr double kLn2Hi = 0.693145751953125;          // 0x3f317200
+constexpr double kLn2Lo = 1.428606765330187045e-06;   // ln 2 - kLn2Hi, rounded to f32
+constexpr double kLog2e = 1.4426950408889634;
+constexpr double kRound = 12582912.0;  // 1.5 * 2^23: adding it rounds to an integer in the low mantissa bits
+
+}  // namespace
+
+llvm::Value *emit_exp(llvm::IRBuilder<> &b, llvm::Value *x) {
+  Em e(b, x);
+  // Clamp to [-104, 89] (NaN becomes -104; restored at the end). Beyond
+  // those the result is 0 or +inf anyway, and the clamped values give that.
+  llvm::Value *xc = b.CreateSelect(b.CreateFCmpULT(x, e.f(-104.0)), e.f(-104.0), x);
+  xc = b.CreateSelect(b.CreateFCmpOGT(xc, e.f(89.0)), e.f(89.0), xc);
+  // n = round(x / ln 2) both as float and as i32, via the 1.5*2^23 trick.
+  llvm::Value *t = e.fma(xc, e.f(kLog2e), e.f(kRound));
+  llvm::Value *nf = b.CreateFSub(t, e.f(kRound));
+  llvm::Value *ni = b.CreateSub(e.bits(t), e.bits(e.f(kRound)));
+  // r = x - n ln 2 in [-ln2/2, ln2/2] (Cody-Waite, two constants).
+  llvm::Value *r = e.fma(nf, e.f(-kLn2Hi), xc);
+  r = e.fma(nf, e.f(-kLn2Lo), r);
+  // e^r = 1 + r + r^2 P(r).
+  llvm::Value *p = e.horner(r, {0.499999911, 0.166665033, 0.0416685939, 0.00837077573, 0.00138103287});
+  llvm::Value *er = b.CreateFAdd(e.fma(b.CreateFMul(r, r), p, r), e.f(1.0));
+  // 2^n as 2^n1 * 2^n2 (n in [-150, 129], both halves normal floats), so
+  // overflow gives +inf and the denormal range is rounded once, correctly.
+  llvm::Value *n1 = b.CreateAShr(ni, e.i(1));
+  llvm::Value *n2 = b.CreateSub(ni, n1);
+  llvm::Value *s1 = e.flt(b.CreateShl(b.CreateAdd(n1, e.i(127)), e.i(23)));
+  llvm::Value *s2 = e.flt(b.CreateShl(b.CreateAdd(n2, e.i(127)), e.i(23)));
+  llvm::Value *res = b.CreateFMul(b.CreateFMul(er, s1), s2);
+  return e.keep_nan(x, res);
+}
+
+llvm::Value *emit_log(llvm::IRBuilder<> &b, llvm::Value *x) {
+  Em e(b, x);
+  // Denormals: scale by 2^23 first.
+  llvm::Value *den = b.CreateFCmpOLT(x, e.f(0x1p-126));
+  llvm::Value *xs = b.CreateSelect(den, b.CreateFMul(x, e.f(0x1p23)), x);
+  llvm::Value *adj = b.CreateSelect(den, e.f(23.0), e.f(0.0));
+  // x = 2^k * m with m in [sqrt(1/2), sqrt(2)).
+  constexpr std::uint32_t kSqrtHalf = 0x3f3504f3u;
+  llvm::Value *d = b.CreateSub(e.bits(xs), e.i(kSqrtHalf));
+  llvm::Value *k = b.CreateAShr(d, e.i(23));
+  llvm::Value *m = e.flt(b.CreateAdd(b.CreateAnd(d, e.i(0x7fffffu)), e.i(kSqrtHalf)));
+  llvm::Value *kf = b.CreateFSub(b.CreateSIToFP(k, e.ft), adj);
+  // log(1+f) = f - f^2/2 + f^3 P(f).
+  llvm::Value *f = b.CreateFSub(m, e.f(1.0));
+  llvm::Value *f2 = b.CreateFMul(f, f);
+  llvm::Value *p = e.horner(f, {0.333333313, -0.250008225, 0.200012267, -0.16623354, 0.142017767, -0.131602332,
+                                0.127614677, -0.0763422549});
+  llvm::Value *y = b.CreateFAdd(e.fma(b.CreateFMul(f2, f), p, b.CreateFMul(f2, e.f(-0.5))), f);
+  llvm::Value *res = e.fma(kf, e.f(kLn2Hi), e.fma(kf, e.f(kLn2Lo), y));
+  // Special values.
+  const double inf = __builtin_inf();
+  res = b.CreateSelect(b.CreateFCmpOEQ(x, e.f(inf)), e.f(inf), res);
+  res = b.CreateSelect(b.CreateFCmpOEQ(x, e.f(0.0)), e.f(-inf), res);
+  res = b.CreateSelect(b.CreateFCmpOLT(x, e.f(0.0)), e.f(__builtin_nan("")), res);
+  return e.keep_nan(x, res);
+}
+
+llvm::Value *emit_tanh(llvm::IRBuilder<> &b, llvm::Value *x) {
+  Em e(b, x);
+  llvm::Value *a = e.abs(x);
+  // |x| < 0.625: x + x^3 P(x^2) (odd, keeps tanh(-0) = -0).
+  llvm::Value *x2 = b.CreateFMul(x, x);
+  llvm::Value *ps = e.horner(x2, {-0.333332777, 0.133313313, -0.053730011, 0.02060619, -0.00566698983});
+  llvm::Value *small = e.fma(b.CreateFMul(x, x2), ps, x);
+  // Beyond: (1 - t) / (1 + t), t = e^-2|x|; rounds to exactly 1 for |x| > 9
+  // (and for +-inf, where t = 0).
+  llvm::Value *t = emit_exp(b, b.CreateFMul(a, e.f(-2.0)));
+  llvm::Value *big = b.CreateFDiv(b.CreateFSub(e.f(1.0), t), b.CreateFAdd(e.f(1.0), t));
+  big = e.with_sign(big, e.sign(x));
+  return b.CreateSelect(b.CreateFCmpOLT(a, e.f(0.625)), small, big);
+}
+
+llvm::Value *emit_sigmoid(llvm::IRBuilder<> &b, llvm::Value *x) {
+  Em e(b, x);
+  // t = e^-|x| in (0, 1]: 1/(1+t) for x >= 0, t/(1+t) for x < 0.
+  llvm::Value *t = emit_exp(b, b.CreateFNeg(e.abs(x)));
+  llvm::Value *num = b.CreateSelect(b.CreateFCmpOLT(x, e.f(0.0)), t, e.f(1.0));
+  return b.CreateFDiv(num, b.CreateFAdd(e.f(1.0), t));
+}
+
+llvm::Value *emit_erf(llvm::IRBuilder<> &b, llvm::Value *x) {
+  Em e(b, x);
+  llvm::Value *a = e.abs(x);
+  // |x| < 0.9: x P(x^2).
+  llvm::Value *x2 = b.CreateFMul(x, x);
+  llvm::Value *small = b.CreateFMul(
+      x, e.horner(x2, {1.12837911, -0.376125097, 0.112819567, -0.0267713424, 0.00499967067, -0.000602210581}));
+  // 0.9 <= |x|: 1 - e^-x^2 Q(u) with u = (|x| - 2.45) / 1.55 on [0.88, 4]
+  // (Q fits erfc(x) e^(x^2)); |x| is clamped to 4, where 1 - erfc rounds to 1.
+  llvm::Value *ac = b.CreateSelect(b.CreateFCmpOGT(a, e.f(4.0)), e.f(4.0), a);
+  llvm::Value *u = e.fma(ac, e.f(1.0 / 1.55), e.f(-2.45 / 1.55));
+  llvm::Value *q = e.horner(u, {0.214589313, -0.119189516, 0.0627596602, -0.0325425528, 0.014054358, -0.0054201032,
+                                0.0109254383, 0.00765076419, 0.00470147654});
+  llvm::Value *ex = emit_exp(b, b.CreateFNeg(b.CreateFMul(ac, ac)));
+  llvm::Value *big = e.with_sign(e.fma(b.CreateFNeg(ex), q, e.f(1.0)), e.sign(x));
+  return b.CreateSelect(b.CreateFCmpOLT(a, e.f(0.9)), small, big);
+}
+
+}  // namespace atl::cpu
