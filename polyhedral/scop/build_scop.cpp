@@ -367,11 +367,15 @@ std::string sanitize_identifier(const std::string &name) {
       "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
       "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
       "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool",
-      "true", "false", "and", "or", "not", "mod", "floor", "ceil", "min", "max", "exists", "infty"};
+      "true", "false", "and", "or", "not", "mod", "floor", "ceil", "min", "max", "exists", "infty",
+      // C library functions generated code calls or links against: a kernel or
+      // array of that name would clash with (or shadow) them.
+      "exp", "expf", "log", "logf", "tanh", "tanhf", "erf", "erff", "pow", "powf", "sqrt", "sqrtf", "floorf",
+      "fabs", "fabsf", "fmaf", "fma", "fminf", "fmaxf", "abs", "main", "memcpy", "memset", "malloc", "free"};
   std::string s;
   for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "t_" + s;
-  if (reserved.count(s)) s += "_";
+  if (reserved.count(s) || s.rfind("atoll_", 0) == 0) s += "_";
   return s;
 }
 

@@ -154,7 +154,9 @@ void bench_compiled(const Graph &graph, const CompiledGraph &compiled, const Pip
   double estimate = std::max(median(times), 1e-3);
   int runs = static_cast<int>(std::clamp(1000.0 / estimate, 10.0, 200.0));
   times.clear();
-  (void)run_compiled(compiled, concrete, feeds, point, runs, &times);
+  std::map<std::string, Tensor> got = run_compiled(compiled, concrete, feeds, point, runs, &times);
+  // Without --verify, --dump still writes what was used and produced (cli.md).
+  if (!o.dump_dir.empty() && !o.verify) dump_tensors(concrete, o, feeds, got);
   BenchResult b;
   b.median_ms = median(times);
   b.runs = runs;
@@ -294,6 +296,9 @@ std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const Pipeli
   r.compile_ms = compiled.compile_ms;
   r.fallbacks = compiled.fallbacks;
   for (const auto &[stage, ms] : compiled.stage_ms) r.stage_ms[stage] += ms;
+  if (r.stats)  // what the optimizer did, summed over the kernels
+    for (const auto &c : compiled.clusters)
+      for (const auto &[what, count] : c.stats) (*r.stats)[what] = (*r.stats).value(what, 0L) + count;
   record_memory(graph, compiled, o, r);
   if (o.mode == PipelineOptions::Mode::Compile) write_artifacts(graph, compiled, o, r);
   return compiled;
