@@ -116,6 +116,7 @@ llvm::Value *emit_tanh(llvm::IRBuilder<> &b, llvm::Value *x) {
   llvm::Value *x2 = b.CreateFMul(x, x);
   llvm::Value *ps = e.horner(x2, {-0.333332777, 0.133313313, -0.053730011, 0.02060619, -0.00566698983});
   llvm::Value *small = e.fma(b.CreateFMul(x, x2), ps, x);
+  small = b.CreateSelect(b.CreateFCmpOEQ(x, e.f(0.0)), x, small);  // -0 + -0*P gives +0
   // Beyond: (1 - t) / (1 + t), t = e^-2|x|; rounds to exactly 1 for |x| > 9
   // (and for +-inf, where t = 0).
   llvm::Value *t = emit_exp(b, b.CreateFMul(a, e.f(-2.0)));
