@@ -3,6 +3,7 @@
 
 #include "backends/cpu/kernel_info.h"
 #include "backends/cpu/vector_analysis.h"
+#include "backends/cpu/vector_math.h"
 
 #include <atoll/diagnostics.h>
 
@@ -446,20 +447,18 @@ private:
       std::vector<llvm::Value *> a;
       for (const poly::LExprPtr &x : e.args) a.push_back(vector_value(*x));
       switch (e.func) {
-      case compute::Func::Exp: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, a[0]);
-      case compute::Func::Log: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::log, a[0]);
+      // Vector code is f32 only: inline approximations (vector_math.h), no calls.
+      case compute::Func::Exp: return emit_exp(b_, a[0]);
+      case compute::Func::Log: return emit_log(b_, a[0]);
       case compute::Func::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a[0]);
       case compute::Func::Abs: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a[0]);
       case compute::Func::Floor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, a[0]);
       case compute::Func::Pow: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a[0], a[1]);
-      case compute::Func::Sigmoid: {
-        llvm::Value *one = splat(llvm::ConstantFP::get(vt_, 1.0));
-        llvm::Value *ex = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(a[0]));
-        return b_.CreateFDiv(one, b_.CreateFAdd(one, ex));
-      }
+      case compute::Func::Sigmoid: return emit_sigmoid(b_, a[0]);
       case compute::Func::Min: return pick(a[0], a[1], false);
       case compute::Func::Max: return pick(a[0], a[1], true);
-      case compute::Func::Tanh: case compute::Func::Erf: break;
+      case compute::Func::Tanh: return emit_tanh(b_, a[0]);
+      case compute::Func::Erf: return emit_erf(b_, a[0]);
       }
       break;
     }
@@ -846,6 +845,18 @@ private:
   llvm::Value *call(const LExpr &e) {
     std::vector<llvm::Value *> a;
     for (const poly::LExprPtr &x : e.args) a.push_back(value(*x));
+    // f32: inline approximations (vector_math.h: <= 2.5 ulp) that the loop
+    // vectorizer can widen; f64 keeps the libm calls.
+    if (vt_->isFloatTy()) {
+      switch (e.func) {
+      case compute::Func::Exp: return emit_exp(b_, a[0]);
+      case compute::Func::Log: return emit_log(b_, a[0]);
+      case compute::Func::Tanh: return emit_tanh(b_, a[0]);
+      case compute::Func::Erf: return emit_erf(b_, a[0]);
+      case compute::Func::Sigmoid: return emit_sigmoid(b_, a[0]);
+      default: break;
+      }
+    }
     switch (e.func) {
     case compute::Func::Exp: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, a[0]);
     case compute::Func::Log: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::log, a[0]);

@@ -95,11 +95,10 @@ bool value_ok(const poly::LKernel &k, const LExpr &e, const std::string &it) {
     switch (e.func) {
     case compute::Func::Exp: case compute::Func::Log: case compute::Func::Sqrt: case compute::Func::Abs:
     case compute::Func::Floor: case compute::Func::Pow: case compute::Func::Sigmoid: case compute::Func::Min:
-    case compute::Func::Max:
+    case compute::Func::Max: case compute::Func::Tanh: case compute::Func::Erf:
       for (const auto &a : e.args)
         if (!value_ok(k, *a, it)) return false;
       return true;
-    case compute::Func::Tanh: case compute::Func::Erf: return false;
     }
     return false;
   case LExprKind::Load: {
