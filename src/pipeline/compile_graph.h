@@ -6,6 +6,8 @@
 #include <atoll/tensor.h>
 
 #include "graph/fusion/fuse_graph.h"
+#include "graph/memory/buffer_lifetimes.h"
+#include "graph/memory/plan_arena.h"
 #include "graph/memory/views.h"
 #include "graph/passes/simplify_graph.h"
 #include "polyhedral/compile_cluster.h"
@@ -102,5 +104,16 @@ std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const 
                                            const std::map<std::string, Tensor> &feeds,
                                            const std::map<std::string, std::int64_t> &params, int repeat = 0,
                                            std::vector<double> *times_ms = nullptr);
+
+/// The kernels' array arguments at the parameter values: which graph tensor
+/// each holds (or a temporary), its bytes, read or written.
+std::vector<memory::KernelUse> kernel_uses(const CompiledGraph &compiled,
+                                           const std::map<std::string, std::int64_t> &params);
+
+/// The arena plan of a compiled graph at the parameter values (`concrete` is
+/// the graph instantiated at them): graph inputs, weights, outputs and
+/// constants stay outside the arena.
+memory::MemoryPlan plan_memory(const CompiledGraph &compiled, const Graph &concrete,
+                               const std::map<std::string, std::int64_t> &params);
 
 }  // namespace atl

@@ -15,20 +15,6 @@
 
 namespace atl {
 
-// Shared with run_pipeline.cpp (report and manifest) and the tests, which
-// declare them too; they belong in compile_graph.h.
-
-/// The kernels' array arguments at the parameter values: which graph tensor
-/// each holds (or a temporary), its bytes, read or written.
-std::vector<memory::KernelUse> kernel_uses(const CompiledGraph &compiled,
-                                           const std::map<std::string, std::int64_t> &params);
-
-/// The arena plan of a compiled graph at the parameter values (`concrete` is
-/// the graph instantiated at them): graph inputs, weights, outputs and
-/// constants stay outside the arena.
-memory::MemoryPlan plan_memory(const CompiledGraph &compiled, const Graph &concrete,
-                               const std::map<std::string, std::int64_t> &params);
-
 namespace {
 
 using Clock = std::chrono::steady_clock;

@@ -27,12 +27,6 @@
 
 namespace atl {
 
-// Defined in run_compiled.cpp (they belong in compile_graph.h).
-std::vector<memory::KernelUse> kernel_uses(const CompiledGraph &compiled,
-                                           const std::map<std::string, std::int64_t> &params);
-memory::MemoryPlan plan_memory(const CompiledGraph &compiled, const Graph &concrete,
-                               const std::map<std::string, std::int64_t> &params);
-
 namespace {
 
 using Clock = std::chrono::steady_clock;

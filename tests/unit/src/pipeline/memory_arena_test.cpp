@@ -11,11 +11,6 @@
 
 #include <doctest/doctest.h>
 
-namespace atl {
-// Defined in src/pipeline/run_compiled.cpp.
-memory::MemoryPlan plan_memory(const CompiledGraph &compiled, const Graph &concrete,
-                               const std::map<std::string, std::int64_t> &params);
-}  // namespace atl
 
 using namespace atl;
 
