@@ -24,7 +24,7 @@ foreach(check ${ATOLL_GOLDEN_CASES})
   get_filename_component(stage ${dir} NAME)
   add_test(NAME golden.${stage}.${case}
     COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/golden/run_golden.sh $<TARGET_FILE:atoll> ${FILECHECK_EXECUTABLE} ${check})
-  if(stage STREQUAL "graph")
+  if(stage STREQUAL "graph" OR stage STREQUAL "clusters")
     set(layer graph)
   elseif(stage STREQUAL "llvm" OR stage STREQUAL "c")
     set(layer backends)
