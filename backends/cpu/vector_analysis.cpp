@@ -139,6 +139,37 @@ void loaded(const LExpr &e, std::set<std::string> &out) {
   for (const auto &a : e.args) loaded(*a, out);
 }
 
+/// Collects the stores of a straight-line body for vector_reductions: false
+/// on a loop, a condition or a store without a vector form.
+bool reduction_body(const poly::LKernel &k, const LStmt &s, const std::string &it, std::vector<const LStmt *> &reductions,
+                    std::map<std::string, int> &stores, std::set<std::string> &read) {
+  switch (s.kind) {
+  case LStmtKind::Block:
+    for (const auto &b : s.body)
+      if (b && !reduction_body(k, *b, it, reductions, stores, read)) return false;
+    return true;
+  case LStmtKind::Store: {
+    const poly::LArray *a = find_array(k, s.array);
+    if (!a || a->dtype != DType::F32 || !value_ok(k, *s.value, it)) return false;
+    bool fixed = true;
+    for (const auto &i : s.indices)
+      if (!invariant(*i, it)) fixed = false;
+    if (fixed) {
+      if (s.op == compute::AssignOp::Assign) return false;
+      reductions.push_back(&s);
+    } else if (!contiguous(s.indices, it, false)) {
+      return false;
+    }
+    ++stores[s.array];
+    loaded(*s.value, read);
+    for (const auto &i : s.indices) loaded(*i, read);
+    return true;
+  }
+  case LStmtKind::For: case LStmtKind::If: return false;
+  }
+  return false;
+}
+
 struct StraightLine {
   const poly::LKernel &k;
   std::int64_t lanes, max_unroll;
@@ -234,6 +265,20 @@ std::set<std::string> promotable_accumulators(const poly::LKernel &k, const LStm
   for (const std::string &a : sl.written)
     if (sl.read.count(a)) return {};
   return sl.written;
+}
+
+std::vector<const LStmt *> vector_reductions(const poly::LKernel &k, const LStmt &loop) {
+  if (loop.kind != LStmtKind::For || loop.step != 1 || !loop.marks.count(poly::mark::kReduction) ||
+      loop.marks.count(poly::mark::kParallel) || !loop_upper_bound(loop) || !uses_float_values(k))
+    return {};
+  std::vector<const LStmt *> reductions;
+  std::map<std::string, int> stores;
+  std::set<std::string> read;
+  for (const auto &b : loop.body)
+    if (b && !reduction_body(k, *b, loop.iterator, reductions, stores, read)) return {};
+  for (const LStmt *r : reductions)
+    if (stores[r->array] != 1 || read.count(r->array)) return {};
+  return reductions;
 }
 
 std::optional<std::int64_t> coefficient(const LExpr &e, const std::string &it) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 namespace atl::cpu {
 
@@ -30,6 +31,17 @@ std::optional<std::int64_t> constant_trip_count(const poly::LStmt &loop);
 /// intrinsic functions (exp, log, sqrt, abs, floor, pow, sigmoid). Other
 /// loops keep scalar code (remainders always do).
 bool has_vector_form(const poly::LKernel &kernel, const poly::LStmt &loop);
+
+/// The reduction stores of a loop that runs as explicit vector code with its
+/// accumulators split into <lanes x float> partial values (re-associated:
+/// the loop must be marked kReduction, step 1, with an upper bound). The
+/// body is straight-line stores to f32 arrays with values as in
+/// has_vector_form; each store either moves at stride 1 along the iterator
+/// (vector stores, as in a kVector loop) or is a reduction (op=) at an address
+/// that does not move with it. A reduction's array has no other store in the
+/// body and is not read there. Empty when the loop does not qualify or has
+/// no reduction store.
+std::vector<const poly::LStmt *> vector_reductions(const poly::LKernel &kernel, const poly::LStmt &loop);
 
 /// The arrays whose elements a reduction loop can keep in registers: the
 /// loop's body is straight-line once lowered (loops fully unrolled: kUnroll

@@ -1,0 +1,144 @@
+// Vector reduction loops in LLVM IR: partial accumulators, copy combination, horizontal folds.
+#include "backends/cpu/lower_reduction.h"
+
+#include <atoll/diagnostics.h>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/DerivedTypes.h>
+#include <llvm/IR/Function.h>
+
+#include <limits>
+
+namespace atl::cpu {
+
+namespace {
+
+using compute::AssignOp;
+
+/// Phis for every accumulator of every copy, started at the identity or at `init`.
+struct Partials {
+  std::vector<std::vector<llvm::PHINode *>> phi;      ///< [copy][accumulator]
+  std::vector<std::vector<llvm::Value *>> current;    ///< values at the latch
+};
+
+Partials make_phis(llvm::IRBuilderBase &b, const VectorReductionLoop &spec, std::int64_t copies, llvm::Type *vty,
+                   llvm::BasicBlock *pre, const std::vector<llvm::Value *> *init) {
+  Partials p;
+  p.phi.resize(static_cast<std::size_t>(copies));
+  for (std::int64_t c = 0; c < copies; ++c)
+    for (std::size_t r = 0; r < spec.ops.size(); ++r) {
+      llvm::PHINode *phi = b.CreatePHI(vty, 2, "vacc");
+      phi->addIncoming(init && c == 0 ? (*init)[r] : reduction_identity(spec.ops[r], vty), pre);
+      p.phi[static_cast<std::size_t>(c)].push_back(phi);
+    }
+  return p;
+}
+
+/// for (iv = start; iv + lanes * copies <= end; iv += lanes * copies) chunks; the
+/// partials of copy 0 start at `init` (when given). Returns the exit's iv and
+/// the partials of each copy at the exit.
+llvm::Value *chunk_loop(llvm::IRBuilderBase &b, llvm::Value *start, llvm::Value *end, const VectorReductionLoop &spec,
+                        std::int64_t copies, const std::vector<llvm::Value *> *init, const VectorChunk &chunk,
+                        std::vector<std::vector<llvm::Value *>> &out, const std::string &tag) {
+  llvm::Function *fn = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext &ctx = b.getContext();
+  llvm::Type *vty = llvm::FixedVectorType::get(b.getFloatTy(), static_cast<unsigned>(spec.lanes));
+  const std::int64_t step = spec.lanes * copies;
+  llvm::BasicBlock *pre = b.GetInsertBlock();
+  auto *header = llvm::BasicBlock::Create(ctx, spec.name + tag + ".header", fn);
+  auto *body = llvm::BasicBlock::Create(ctx, spec.name + tag + ".body", fn);
+  auto *exit = llvm::BasicBlock::Create(ctx, spec.name + tag + ".exit", fn);
+  b.CreateBr(header);
+  b.SetInsertPoint(header);
+  llvm::PHINode *iv = b.CreatePHI(b.getInt64Ty(), 2, spec.name + tag);
+  iv->addIncoming(start, pre);
+  Partials p = make_phis(b, spec, copies, vty, pre, init);
+  b.CreateCondBr(b.CreateICmpSLE(b.CreateNSWAdd(iv, b.getInt64(step)), end), body, exit);
+  b.SetInsertPoint(body);
+  for (std::int64_t c = 0; c < copies; ++c) {
+    std::vector<llvm::Value *> acc(p.phi[static_cast<std::size_t>(c)].begin(), p.phi[static_cast<std::size_t>(c)].end());
+    chunk(c == 0 ? static_cast<llvm::Value *>(iv) : b.CreateNSWAdd(iv, b.getInt64(c * spec.lanes)), acc);
+    ATOLL_ASSERT(acc.size() == spec.ops.size(), "a vector chunk changed the accumulator count");
+    p.current.push_back(acc);
+  }
+  llvm::BasicBlock *latch = b.GetInsertBlock();
+  iv->addIncoming(b.CreateNSWAdd(iv, b.getInt64(step)), latch);
+  for (std::size_t c = 0; c < p.phi.size(); ++c)
+    for (std::size_t r = 0; r < spec.ops.size(); ++r) p.phi[c][r]->addIncoming(p.current[c][r], latch);
+  b.CreateBr(header);
+  b.SetInsertPoint(exit);
+  out.assign(p.phi.size(), {});
+  for (std::size_t c = 0; c < p.phi.size(); ++c) out[c].assign(p.phi[c].begin(), p.phi[c].end());
+  return iv;
+}
+
+}  // namespace
+
+llvm::Value *emit_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, bool max) {
+  llvm::Value *better = max ? b.CreateFCmpOGT(a, c) : b.CreateFCmpOLT(a, c);
+  return b.CreateSelect(b.CreateOr(b.CreateFCmpUNO(a, a), better), a, c);
+}
+
+llvm::Value *emit_combine(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *old, llvm::Value *v) {
+  switch (op) {
+  case AssignOp::Assign: return v;
+  case AssignOp::Add: return b.CreateFAdd(old, v);
+  case AssignOp::Mul: return b.CreateFMul(old, v);
+  case AssignOp::Max: return emit_pick(b, v, old, true);
+  case AssignOp::Min: return emit_pick(b, v, old, false);
+  }
+  return v;
+}
+
+llvm::Constant *reduction_identity(AssignOp op, llvm::Type *t) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  switch (op) {
+  case AssignOp::Assign: case AssignOp::Add: return llvm::ConstantFP::get(t, 0.0);
+  case AssignOp::Mul: return llvm::ConstantFP::get(t, 1.0);
+  case AssignOp::Max: return llvm::ConstantFP::get(t, -inf);
+  case AssignOp::Min: return llvm::ConstantFP::get(t, inf);
+  }
+  return llvm::ConstantFP::get(t, 0.0);
+}
+
+llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *v) {
+  auto *vty = llvm::cast<llvm::FixedVectorType>(v->getType());
+  unsigned n = vty->getNumElements();
+  ATOLL_ASSERT(n > 0 && (n & (n - 1)) == 0, "horizontal fold of a vector whose lanes are not a power of two");
+  while (n > 1) {
+    n /= 2;
+    std::vector<int> lo, hi;
+    for (unsigned i = 0; i < n; ++i) {
+      lo.push_back(static_cast<int>(i));
+      hi.push_back(static_cast<int>(i + n));
+    }
+    v = emit_combine(b, op, b.CreateShuffleVector(v, lo), b.CreateShuffleVector(v, hi));
+  }
+  return b.CreateExtractElement(v, b.getInt64(0));
+}
+
+VectorReductionResult emit_vector_reduction_loop(llvm::IRBuilderBase &b, llvm::Value *start, llvm::Value *end,
+                                                 const VectorReductionLoop &spec, const VectorChunk &chunk) {
+  ATOLL_ASSERT(spec.lanes > 1 && spec.copies >= 1, "vector reduction loop without lanes");
+  VectorReductionResult res;
+  std::vector<std::vector<llvm::Value *>> parts;
+  llvm::Value *iv = start;
+  std::vector<llvm::Value *> merged;
+  if (spec.copies > 1) {
+    iv = chunk_loop(b, start, end, spec, spec.copies, nullptr, chunk, parts, ".vr");
+    // Pairwise: copy c with copy c + half, until one is left.
+    for (std::size_t live = parts.size(); live > 1;) {
+      std::size_t half = (live + 1) / 2;
+      for (std::size_t c = 0; c + half < live; ++c)
+        for (std::size_t r = 0; r < spec.ops.size(); ++r) parts[c][r] = emit_combine(b, spec.ops[r], parts[c][r], parts[c + half][r]);
+      live = half;
+    }
+    merged = parts[0];
+  }
+  iv = chunk_loop(b, iv, end, spec, 1, spec.copies > 1 ? &merged : nullptr, chunk, parts, ".vt");
+  res.next = iv;
+  for (std::size_t r = 0; r < spec.ops.size(); ++r) res.totals.push_back(emit_horizontal(b, spec.ops[r], parts[0][r]));
+  return res;
+}
+
+}  // namespace atl::cpu
