@@ -1,6 +1,7 @@
 // The simplification driver: every enabled pass in turn, to a fixed point.
 #include "graph/passes/simplify_graph.h"
 
+#include "graph/passes/block_conv_layout.h"
 #include "graph/passes/cancel_transposes.h"
 #include "graph/passes/eliminate_common_subexpr.h"
 #include "graph/passes/eliminate_dead_nodes.h"
@@ -27,6 +28,10 @@ Graph simplify_graph(const Graph &graph, const SimplifyOptions &options, Simplif
     });
   if (options.fold_pad) passes.emplace_back("fold_pad", fold_pad);
   if (options.fold_batchnorm) passes.emplace_back("fold_batchnorm", fold_batchnorm);
+  if (options.block_conv_layout)
+    passes.emplace_back("block_conv_layout", [&](const Graph &g, PassStats *st) {
+      return block_conv_layout(g, st, options.block_conv);
+    });
   if (options.cancel_transposes) passes.emplace_back("cancel_transposes", cancel_transposes);
   if (options.eliminate_common_subexpr) passes.emplace_back("eliminate_common_subexpr", eliminate_common_subexpr);
   if (options.eliminate_dead_nodes) passes.emplace_back("eliminate_dead_nodes", eliminate_dead_nodes);

@@ -1,0 +1,322 @@
+// Blocked-layout convolution: Conv rewritten to a Compute over [N, Co/B, Oh, Ow, B] with its weight reorder and NCHW conversion.
+#include "graph/passes/block_conv_layout.h"
+
+#include "graph/ir/op_registry.h"
+#include "graph/passes/rebuild_graph.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace atl {
+
+namespace {
+
+/// A tensor kept in blocked form: the NCHW tensor `nchw` is the conversion of
+/// `blocked` [N, ceil(C/B), H, W, B], of which the first `channels` lanes are real.
+struct Blocked {
+  std::string blocked;
+  std::int64_t channels = 0;
+  Shape shape;  ///< of `blocked`
+};
+
+/// Index names of the generated statements (tensor names must differ from them).
+const std::set<std::string> &index_names() {
+  static const std::set<std::string> names = {"n_", "ob_", "oh_", "ow_", "o_", "c_", "kh_", "kw_", "m_", "h_", "w_", "cb_", "l_"};
+  return names;
+}
+
+/// Whether `name` can appear as a tensor in Compute text.
+bool usable_name(const std::string &name) {
+  static const std::set<std::string> reserved = {"exp",  "log", "sqrt", "tanh", "sigmoid", "erf",   "abs", "min",
+                                                 "max",  "pow", "floor", "guard", "where",  "in",   "inf"};
+  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return !reserved.count(name) && !index_names().count(name);
+}
+
+std::string num(std::int64_t v) { return std::to_string(v); }
+
+/// "S * o + D * k - P" without the parts that are no-ops.
+std::string window_index(const std::string &o, const std::string &k, std::int64_t s, std::int64_t d, std::int64_t p) {
+  std::string t = (s == 1 ? o : num(s) + " * " + o) + " + " + (d == 1 ? k : num(d) + " * " + k);
+  if (p > 0) t += " - " + num(p);
+  if (p < 0) t += " + " + num(-p);
+  return t;
+}
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+/// The conversion of blocked `in` [N, CB, H, W, B] to NCHW `out` [N, C, H, W].
+std::string to_nchw_expr(const std::string &out, const std::string &in, std::int64_t n, std::int64_t c, std::int64_t h,
+                         std::int64_t w, int b) {
+  return out + "(n_, m_, h_, w_) = " + in + "(n_, floor(m_ / " + num(b) + "), h_, w_, m_ % " + num(b) +
+         ") where n_ in 0:" + num(n) + ", m_ in 0:" + num(c) + ", h_ in 0:" + num(h) + ", w_ in 0:" + num(w);
+}
+
+/// The conversion node's Blocked entry when `node` is one this pass made (its expr is to_nchw_expr's text).
+std::optional<Blocked> as_conversion(const Graph &g, const Node &node, int b) {
+  if (node.op != "Compute" || node.inputs.size() != 1 || node.outputs.size() != 1) return std::nullopt;
+  if (!node.attrs.contains("expr") || !node.attrs["expr"].is_string() || !g.has_tensor(node.inputs[0])) return std::nullopt;
+  const TensorType &in = g.tensor(node.inputs[0]).type, &out = g.tensor(node.outputs[0]).type;
+  if (in.rank() != 5 || out.rank() != 4 || !is_concrete(in.shape) || !is_concrete(out.shape)) return std::nullopt;
+  Shape o = concrete_shape(out.shape);
+  if (node.attrs["expr"].get<std::string>() != to_nchw_expr(node.outputs[0], node.inputs[0], o[0], o[1], o[2], o[3], b))
+    return std::nullopt;
+  return Blocked{node.inputs[0], o[1], concrete_shape(in.shape)};
+}
+
+/// Everything the blocked Conv needs, or a reason why it is not blocked.
+struct ConvGeometry {
+  std::int64_t n = 0, ci = 0, h = 0, w = 0, co = 0, kh = 0, kw = 0, oh = 0, ow = 0;
+  std::int64_t s[2] = {1, 1}, d[2] = {1, 1}, p[2] = {0, 0};
+  std::int64_t end[2] = {0, 0};  ///< rows / columns read past the input's end
+  bool outside = false;          ///< some read falls in the padding
+};
+
+std::optional<ConvGeometry> geometry(const Graph &g, const Node &conv, std::string &why) {
+  if (conv.inputs.size() < 2 || conv.inputs[1].empty()) return why = "no weights", std::nullopt;
+  const TensorType &x = g.tensor(conv.inputs[0]).type, &wt = g.tensor(conv.inputs[1]).type,
+                   &y = g.tensor(conv.outputs[0]).type;
+  if (x.rank() != 4) return why = "not 2-D", std::nullopt;
+  if (x.dtype != DType::F32 || wt.dtype != DType::F32 || y.dtype != DType::F32) return why = "not f32", std::nullopt;
+  if (!is_concrete(x.shape) || !is_concrete(wt.shape) || !is_concrete(y.shape)) return why = "symbolic shape", std::nullopt;
+  const nlohmann::json &a = conv.attrs;
+  if (a.contains("group") && a["group"].get<std::int64_t>() != 1) return why = "grouped", std::nullopt;
+  std::string auto_pad = a.contains("auto_pad") && a["auto_pad"].is_string() ? a["auto_pad"].get<std::string>() : "NOTSET";
+  if (auto_pad != "NOTSET" && auto_pad != "VALID") return why = "auto_pad SAME", std::nullopt;
+  ConvGeometry c;
+  Shape xs = concrete_shape(x.shape), ws = concrete_shape(wt.shape), ys = concrete_shape(y.shape);
+  c.n = xs[0], c.ci = xs[1], c.h = xs[2], c.w = xs[3];
+  c.co = ws[0], c.kh = ws[2], c.kw = ws[3], c.oh = ys[2], c.ow = ys[3];
+  auto ints = [&](const char *k, std::size_t size) {
+    std::vector<std::int64_t> v;
+    if (a.contains(k) && a[k].is_array())
+      for (const auto &e : a[k]) v.push_back(e.get<std::int64_t>());
+    return v.size() == size ? v : std::vector<std::int64_t>{};
+  };
+  std::vector<std::int64_t> s = ints("strides", 2), d = ints("dilations", 2), p = ints("pads", 4);
+  for (int i = 0; i < 2; ++i) {
+    if (!s.empty()) c.s[i] = s[static_cast<std::size_t>(i)];
+    if (!d.empty()) c.d[i] = d[static_cast<std::size_t>(i)];
+    if (!p.empty() && auto_pad == "NOTSET") c.p[i] = p[static_cast<std::size_t>(i)];
+  }
+  std::int64_t in[2] = {c.h, c.w}, out[2] = {c.oh, c.ow}, k[2] = {c.kh, c.kw};
+  for (int i = 0; i < 2; ++i) {
+    c.end[i] = std::max<std::int64_t>(0, (out[i] - 1) * c.s[i] + (k[i] - 1) * c.d[i] - c.p[i] - (in[i] - 1));
+    if (c.p[i] > 0 || c.end[i] > 0) c.outside = true;
+  }
+  return c;
+}
+
+/// Elementwise on equal shapes (unary, or binary without broadcasting), f32.
+bool elementwise_node(const Graph &g, const Node &node) {
+  const OpInfo *op = find_op(node.op);
+  if (!op || (op->pattern != PatternKind::Elementwise && op->pattern != PatternKind::Broadcast)) return false;
+  if (node.outputs.size() != 1 || node.inputs.empty()) return false;
+  const TensorType &out = g.tensor(node.outputs[0]).type;
+  if (out.dtype != DType::F32 || out.rank() != 4) return false;
+  for (const std::string &i : node.inputs)
+    if (i.empty() || g.tensor(i).type.str() != out.str()) return false;
+  return true;
+}
+
+class Rewriter {
+public:
+  Rewriter(const Graph &g, const BlockConvOptions &o, PassStats &st) : g_(g), o_(o), st_(st) {
+    for (NodeId v : g.order()) names_.insert(g.node(v).name);
+  }
+
+  std::vector<Node> run() {
+    for (NodeId v : g_.order()) {
+      const Node &node = g_.node(v);
+      if (auto b = as_conversion(g_, node, o_.block)) blocked_[node.outputs[0]] = *b;
+      if (node.op == "Conv" && rewrite_conv(node)) continue;
+      if (elementwise_node(g_, node) && rewrite_elementwise(node)) continue;
+      out_.push_back(node);
+    }
+    account();
+    return std::move(out_);
+  }
+
+private:
+  const Graph &g_;
+  const BlockConvOptions &o_;
+  PassStats &st_;
+  std::vector<Node> out_;
+  std::map<std::string, Blocked> blocked_;  ///< NCHW tensor -> its blocked form
+  std::set<std::string> names_, taken_;
+  std::vector<std::size_t> conversions_;  ///< positions in out_ of the NCHW conversions made here
+  std::map<std::string, std::int64_t> conversion_bytes_;  ///< by output tensor
+
+  std::string fresh_node(const std::string &base) {
+    std::string name = base;
+    for (int k = 1; names_.count(name); ++k) name = base + "_" + num(k);
+    names_.insert(name);
+    return name;
+  }
+
+  Node compute(std::string name, std::vector<std::string> in, std::string out, std::string expr, const Node &from) {
+    Node n;
+    n.op = "Compute";
+    n.name = fresh_node(name);
+    n.inputs = std::move(in);
+    n.outputs = {std::move(out)};
+    n.attrs = {{"expr", std::move(expr)}};
+    n.pointer = from.pointer;
+    return n;
+  }
+
+  /// Appends the conversion of `blk` [N, CB, H, W, B] to NCHW `nchw` and records it.
+  void add_conversion(const std::string &nchw, const std::string &blk, const Shape &s, const Node &from) {
+    out_.push_back(compute(from.name + "_nchw", {blk}, nchw, to_nchw_expr(nchw, blk, s[0], s[1], s[2], s[3], o_.block), from));
+    conversions_.push_back(out_.size() - 1);
+    std::int64_t lanes = s[0] * ceil_div(s[1], o_.block) * o_.block * s[2] * s[3];
+    conversion_bytes_[nchw] = 4 * (lanes + s[0] * s[1] * s[2] * s[3]);
+    blocked_[nchw] = Blocked{blk, s[1], {s[0], ceil_div(s[1], o_.block), s[2], s[3], o_.block}};
+  }
+
+  bool refuse(const std::string &why) {
+    st_.count("not blocked: " + why, 1, false);
+    return false;
+  }
+
+  bool rewrite_conv(const Node &conv) {
+    std::string why;
+    auto c = geometry(g_, conv, why);
+    if (!c) return refuse(why);
+    if (g_.schedule.tile.count(conv.name)) return refuse("a tile hint names it");
+    const int b = o_.block;
+    std::int64_t cb = ceil_div(c->co, b), macs = c->n * c->co * c->oh * c->ow * c->ci * c->kh * c->kw;
+    if (macs < o_.min_macs) return refuse("too little work");
+    if (c->ci * c->kh * c->kw < o_.min_reduction) return refuse("reduction too short");
+    if (static_cast<double>(cb * b) > o_.max_padding * static_cast<double>(c->co)) return refuse("too many padded channels");
+    bool has_bias = conv.inputs.size() > 2 && !conv.inputs[2].empty();
+    auto xb = blocked_.find(conv.inputs[0]);
+    std::string x = xb != blocked_.end() ? xb->second.blocked : conv.inputs[0];
+    for (const std::string &t : {x, conv.inputs[1], conv.outputs[0], has_bias ? conv.inputs[2] : x})
+      if (!usable_name(t)) return refuse("a tensor name is not a Compute identifier");
+
+    // Weights [Co, Ci, Kh, Kw] -> [CB, Ci, Kh, Kw, B], zero past Co.
+    std::string w5 = fresh_tensor_name(g_, conv.inputs[1] + "_blk", taken_);
+    std::string wsrc = conv.inputs[1] + "(" + num(b) + " * ob_ + o_, c_, kh_, kw_)";
+    if (cb * b != c->co) wsrc = "guard(" + wsrc + ", 0)";
+    out_.push_back(compute(conv.name + "_wblk", {conv.inputs[1]}, w5,
+                           w5 + "(ob_, c_, kh_, kw_, o_) = " + wsrc + " where ob_ in 0:" + num(cb) + ", c_ in 0:" +
+                               num(c->ci) + ", kh_ in 0:" + num(c->kh) + ", kw_ in 0:" + num(c->kw) + ", o_ in 0:" + num(b),
+                           conv));
+    if (!g_.tensor(conv.inputs[1]).data) {
+      std::int64_t wn = c->co * c->ci * c->kh * c->kw;
+      st_.count("conversion bytes", 4 * (wn + cb * b * c->ci * c->kh * c->kw), false);
+    }
+
+    // Zero padding as an explicit copy: a guard on the micro-kernel's
+    // broadcast loads costs more than one pass over the input.
+    std::int64_t pad[2] = {c->p[0], c->p[1]};
+    if (c->outside) {
+      x = add_padded_input(conv, x, xb != blocked_.end(), *c);
+      pad[0] = pad[1] = 0;
+    }
+    // The blocked convolution.
+    std::string ih = window_index("oh_", "kh_", c->s[0], c->d[0], pad[0]);
+    std::string iw = window_index("ow_", "kw_", c->s[1], c->d[1], pad[1]);
+    std::string xr = xb != blocked_.end()
+                         ? x + "(n_, floor(c_ / " + num(b) + "), " + ih + ", " + iw + ", c_ % " + num(b) + ")"
+                         : x + "(n_, c_, " + ih + ", " + iw + ")";
+    std::string y5 = fresh_tensor_name(g_, conv.outputs[0] + "_blk", taken_);
+    std::string lhs = y5 + "(n_, ob_, oh_, ow_, o_)";
+    std::string out_ranges = " where n_ in 0:" + num(c->n) + ", ob_ in 0:" + num(cb) + ", oh_ in 0:" + num(c->oh) +
+                             ", ow_ in 0:" + num(c->ow) + ", o_ in 0:" + num(b);
+    std::string expr = lhs + " +=! " + xr + " * " + w5 + "(ob_, c_, kh_, kw_, o_)" + out_ranges + ", c_ in 0:" +
+                       num(c->ci) + ", kh_ in 0:" + num(c->kh) + ", kw_ in 0:" + num(c->kw);
+    std::vector<std::string> inputs = {x, w5};
+    if (has_bias) {
+      std::string br = conv.inputs[2] + "(" + num(b) + " * ob_ + o_)";
+      if (cb * b != c->co) br = "guard(" + br + ", 0)";
+      expr += "\n" + lhs + " += " + br + out_ranges;
+      inputs.push_back(conv.inputs[2]);
+    }
+    Node bc = compute(conv.name, inputs, y5, expr, conv);
+    names_.erase(conv.name);  // the blocked conv keeps the Conv's name
+    bc.name = conv.name;
+    out_.push_back(bc);
+    st_.count("convs blocked");
+    if (xb != blocked_.end()) st_.count("convs reading a blocked input");
+    add_conversion(conv.outputs[0], y5, {c->n, c->co, c->oh, c->ow}, conv);
+    return true;
+  }
+
+  /// Appends the zero-padded copy of the conv's input `x` (NCHW, or blocked) and returns its name.
+  std::string add_padded_input(const Node &conv, const std::string &x, bool blocked, const ConvGeometry &c) {
+    std::int64_t hp = c.h + c.p[0] + c.end[0], wp = c.w + c.p[1] + c.end[1];
+    std::string xp = fresh_tensor_name(g_, conv.inputs[0] + "_pad", taken_);
+    std::string h = "h_" + (c.p[0] ? " - " + num(c.p[0]) : std::string()), w = "w_" + (c.p[1] ? " - " + num(c.p[1]) : std::string());
+    std::string ranges = " where n_ in 0:" + num(c.n);
+    std::string expr;
+    std::int64_t channels = c.ci;
+    if (blocked) {
+      std::int64_t cb = ceil_div(c.ci, o_.block);
+      channels = cb * o_.block;
+      expr = xp + "(n_, cb_, h_, w_, l_) = guard(" + x + "(n_, cb_, " + h + ", " + w + ", l_), 0)" + ranges +
+             ", cb_ in 0:" + num(cb) + ", h_ in 0:" + num(hp) + ", w_ in 0:" + num(wp) + ", l_ in 0:" + num(o_.block);
+    } else {
+      expr = xp + "(n_, c_, h_, w_) = guard(" + x + "(n_, c_, " + h + ", " + w + "), 0)" + ranges + ", c_ in 0:" +
+             num(c.ci) + ", h_ in 0:" + num(hp) + ", w_ in 0:" + num(wp);
+    }
+    out_.push_back(compute(conv.name + "_pad", {x}, xp, expr, conv));
+    st_.count("inputs padded");
+    st_.count("conversion bytes", 4 * c.n * channels * (c.h * c.w + hp * wp), false);
+    return xp;
+  }
+
+  bool rewrite_elementwise(const Node &node) {
+    std::vector<std::string> inputs;
+    std::optional<Shape> shape;
+    for (const std::string &i : node.inputs) {
+      auto it = blocked_.find(i);
+      if (it == blocked_.end()) return false;
+      if (shape && *shape != it->second.shape) return false;
+      shape = it->second.shape;
+      inputs.push_back(it->second.blocked);
+    }
+    const std::string &out = node.outputs[0];
+    Node e = node;
+    e.inputs = inputs;
+    e.outputs = {fresh_tensor_name(g_, out + "_blk", taken_)};
+    out_.push_back(e);
+    st_.count("elementwise ops kept blocked");
+    Shape s = concrete_shape(g_.tensor(out).type.shape);
+    add_conversion(out, e.outputs[0], s, node);
+    return true;
+  }
+
+  /// Counts the conversions that something still reads (the others are dead).
+  void account() {
+    std::map<std::string, int> uses;
+    for (const Node &n : out_)
+      for (const std::string &i : n.inputs) ++uses[i];
+    for (const std::string &o : g_.outputs) ++uses[o];
+    for (std::size_t k : conversions_) {
+      const std::string &t = out_[k].outputs[0];
+      if (!uses[t]) continue;
+      st_.count("conversions to NCHW", 1, false);
+      st_.count("conversion bytes", conversion_bytes_[t], false);
+    }
+  }
+};
+
+}  // namespace
+
+Graph block_conv_layout(const Graph &graph, PassStats *stats, const BlockConvOptions &options) {
+  PassStats local;
+  ATOLL_ASSERT(options.block >= 1, "block_conv_layout: block must be positive");
+  std::vector<Node> nodes = Rewriter(graph, options, local).run();
+  if (stats) stats->merge(local);
+  if (local.changes == 0) return graph;
+  return rebuild_graph(graph, nodes);
+}
+
+}  // namespace atl

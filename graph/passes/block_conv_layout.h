@@ -1,0 +1,45 @@
+// Rewrites 2-D f32 convolutions to compute their output in a channel-blocked layout (NCHW16c) where it pays.
+#pragma once
+
+#include <atoll/graph.h>
+
+#include "graph/passes/pass_stats.h"
+
+#include <cstdint>
+
+namespace atl {
+
+/// Limits of block_conv_layout's cost model.
+struct BlockConvOptions {
+  int block = 16;                        ///< channel block B (AVX-512 f32 lanes)
+  std::int64_t min_macs = 1 << 20;       ///< smaller convs stay in NCHW (conversions would dominate)
+  std::int64_t min_reduction = 16;       ///< Ci * Kh * Kw below this: too little work per output element
+  double max_padding = 1.5;              ///< padded Co / Co above this: too many wasted lanes
+};
+
+/// Blocked-layout convolution.
+///
+///   before:  y = Conv(x, W, b)                               x: [N, Ci, H, W] (NCHW)
+///   after:   W5 = Compute(W)     "W5(ob, c, kh, kw, o) = W(16 * ob + o, c, kh, kw)"
+///            y5 = Compute(x, W5, b)  "y5(n, ob, oh, ow, o) +=! X(n, c, S*oh + kh - P, ...) * W5(ob, c, kh, kw, o)"
+///            y  = Compute(y5)    "y(n, m, h, w) = y5(n, floor(m / 16), h, w, m % 16)"
+///
+/// y5 is [N, ceil(Co/B), Oh, Ow, B]: output channels in blocks of B lanes (Co
+/// padded up with zero weights). X is read in NCHW (one scalar broadcast per
+/// multiply-add, so any stride and dilation works), or in blocked form when it
+/// is the NCHW conversion of another blocked result. Elementwise operators
+/// (unary, or binary on two blocked tensors of one shape) whose inputs are all
+/// conversions of blocked tensors run on the blocked tensors instead, so chains
+/// of blocked convs with Relu / residual Add between them stay blocked; the
+/// conversion back to NCHW remains only where a consumer needs it
+/// (eliminate_dead_nodes drops the others). The weights' reorder is folded by
+/// fold_constants when they are constants, a small kernel otherwise.
+///
+/// Only groups = 1, 2 spatial dims, f32, concrete shapes, auto_pad NOTSET or
+/// VALID; and only where the cost model says it pays (see BlockConvOptions).
+/// Counts: "convs blocked", "elementwise ops kept blocked", "conversions to
+/// NCHW", "conversion bytes" (bytes the new conversions read and write, not a
+/// rewrite), and "not blocked: ..." notes.
+Graph block_conv_layout(const Graph &graph, PassStats *stats = nullptr, const BlockConvOptions &options = {});
+
+}  // namespace atl
