@@ -139,36 +139,87 @@ void loaded(const LExpr &e, std::set<std::string> &out) {
   for (const auto &a : e.args) loaded(*a, out);
 }
 
-/// Collects the stores of a straight-line body for vector_reductions: false
-/// on a loop, a condition or a store without a vector form.
-bool reduction_body(const poly::LKernel &k, const LStmt &s, const std::string &it, std::vector<const LStmt *> &reductions,
-                    std::map<std::string, int> &stores, std::set<std::string> &read) {
-  switch (s.kind) {
-  case LStmtKind::Block:
-    for (const auto &b : s.body)
-      if (b && !reduction_body(k, *b, it, reductions, stores, read)) return false;
-    return true;
-  case LStmtKind::Store: {
-    const poly::LArray *a = find_array(k, s.array);
-    if (!a || a->dtype != DType::F32 || !value_ok(k, *s.value, it)) return false;
-    bool fixed = true;
-    for (const auto &i : s.indices)
-      if (!invariant(*i, it)) fixed = false;
-    if (fixed) {
-      if (s.op == compute::AssignOp::Assign) return false;
-      reductions.push_back(&s);
-    } else if (!contiguous(s.indices, it, false)) {
-      return false;
+/// What a vector reduction loop's body touches (vector_reductions).
+struct ReductionBody {
+  const poly::LKernel &k;
+  const std::string &it;
+  VectorReductionForm form;
+  std::map<std::string, int> stores;        ///< stores per array (peeled conditions apart)
+  std::set<std::string> read;               ///< arrays read (peeled conditions apart)
+  std::set<std::string> peel_written, peel_read;
+
+  /// Collects a straight-line body: false on a loop, a condition that cannot
+  /// be peeled or a store without a vector form.
+  bool collect(const LStmt &s) {
+    switch (s.kind) {
+    case LStmtKind::Block:
+      for (const auto &b : s.body)
+        if (b && !collect(*b)) return false;
+      return true;
+    case LStmtKind::Store: {
+      const poly::LArray *a = find_array(k, s.array);
+      if (!a || a->dtype != DType::F32 || !value_ok(k, *s.value, it)) return false;
+      bool fixed = true;
+      for (const auto &i : s.indices)
+        if (!invariant(*i, it)) fixed = false;
+      if (fixed) {
+        if (s.op == compute::AssignOp::Assign) return false;
+        form.reductions.push_back(&s);
+      } else if (!contiguous(s.indices, it, false)) {
+        return false;
+      }
+      ++stores[s.array];
+      loaded(*s.value, read);
+      for (const auto &i : s.indices) loaded(*i, read);
+      return true;
     }
-    ++stores[s.array];
-    loaded(*s.value, read);
-    for (const auto &i : s.indices) loaded(*i, read);
+    case LStmtKind::If:
+      if (!peelable(s)) return false;
+      form.peeled.push_back(&s);
+      return true;
+    case LStmtKind::For: return false;
+    }
+    return false;
+  }
+
+  /// if (it == e) { stores that do not depend on it }.
+  bool peelable(const LStmt &s) {
+    const LExpr &c = *s.cond;
+    if (s.else_body || !s.then_body || c.kind != LExprKind::Binary || c.binop != BinOp::Eq) return false;
+    const LExpr &l = *c.args[0], &r = *c.args[1];
+    bool is_it_l = l.kind == LExprKind::Var && l.name == it, is_it_r = r.kind == LExprKind::Var && r.name == it;
+    if (!((is_it_l && r.type == LType::Index && invariant(r, it)) || (is_it_r && l.type == LType::Index && invariant(l, it))))
+      return false;
+    return peeled_stores(*s.then_body);
+  }
+
+  bool peeled_stores(const LStmt &s) {
+    if (s.kind == LStmtKind::Block) {
+      for (const auto &b : s.body)
+        if (b && !peeled_stores(*b)) return false;
+      return true;
+    }
+    if (s.kind != LStmtKind::Store || !invariant(*s.value, it)) return false;
+    for (const auto &i : s.indices)
+      if (!invariant(*i, it)) return false;
+    peel_written.insert(s.array);
+    loaded(*s.value, peel_read);
+    for (const auto &i : s.indices) loaded(*i, peel_read);
     return true;
   }
-  case LStmtKind::For: case LStmtKind::If: return false;
+
+  /// Reductions own their arrays; peeled stores commute with the rest of the body.
+  bool independent() {
+    for (const LStmt *r : form.reductions)
+      if (stores[r->array] != 1 || read.count(r->array) || peel_written.count(r->array) || peel_read.count(r->array))
+        return false;
+    for (const std::string &a : peel_written)
+      if (stores.count(a) || read.count(a)) return false;
+    for (const std::string &a : peel_read)
+      if (stores.count(a)) return false;
+    return true;
   }
-  return false;
-}
+};
 
 struct StraightLine {
   const poly::LKernel &k;
@@ -267,18 +318,15 @@ std::set<std::string> promotable_accumulators(const poly::LKernel &k, const LStm
   return sl.written;
 }
 
-std::vector<const LStmt *> vector_reductions(const poly::LKernel &k, const LStmt &loop) {
+VectorReductionForm vector_reductions(const poly::LKernel &k, const LStmt &loop) {
   if (loop.kind != LStmtKind::For || loop.step != 1 || !loop.marks.count(poly::mark::kReduction) ||
       loop.marks.count(poly::mark::kParallel) || !loop_upper_bound(loop) || !uses_float_values(k))
     return {};
-  std::vector<const LStmt *> reductions;
-  std::map<std::string, int> stores;
-  std::set<std::string> read;
+  ReductionBody body{k, loop.iterator, {}, {}, {}, {}, {}};
   for (const auto &b : loop.body)
-    if (b && !reduction_body(k, *b, loop.iterator, reductions, stores, read)) return {};
-  for (const LStmt *r : reductions)
-    if (stores[r->array] != 1 || read.count(r->array)) return {};
-  return reductions;
+    if (b && !body.collect(*b)) return {};
+  if (body.form.reductions.empty() || !body.independent()) return {};
+  return body.form;
 }
 
 std::optional<std::int64_t> coefficient(const LExpr &e, const std::string &it) {

@@ -32,16 +32,25 @@ std::optional<std::int64_t> constant_trip_count(const poly::LStmt &loop);
 /// loops keep scalar code (remainders always do).
 bool has_vector_form(const poly::LKernel &kernel, const poly::LStmt &loop);
 
-/// The reduction stores of a loop that runs as explicit vector code with its
-/// accumulators split into <lanes x float> partial values (re-associated:
-/// the loop must be marked kReduction, step 1, with an upper bound). The
-/// body is straight-line stores to f32 arrays with values as in
-/// has_vector_form; each store either moves at stride 1 along the iterator
-/// (vector stores, as in a kVector loop) or is a reduction (op=) at an address
-/// that does not move with it. A reduction's array has no other store in the
-/// body and is not read there. Empty when the loop does not qualify or has
-/// no reduction store.
-std::vector<const poly::LStmt *> vector_reductions(const poly::LKernel &kernel, const poly::LStmt &loop);
+/// How a kReduction loop runs as explicit vector code with its accumulators
+/// split into <lanes x float> partial values (vector_reductions).
+struct VectorReductionForm {
+  /// Reduction stores (op=) at addresses that do not move with the loop.
+  std::vector<const poly::LStmt *> reductions;
+  /// Conditions `if (iterator == e)` (e invariant, no else) whose stores touch
+  /// nothing else of the body: they run once, after the loop, when e is one
+  /// of its iterations (an initialisation isl placed in the last iteration).
+  std::vector<const poly::LStmt *> peeled;
+};
+
+/// The vector form of a loop marked kReduction (re-association allowed),
+/// step 1, with an upper bound: its body is straight-line stores to f32
+/// arrays with values as in has_vector_form, plus peelable conditions (see
+/// VectorReductionForm). Each store either moves at stride 1 along the
+/// iterator (vector stores, as in a kVector loop) or is a reduction at an
+/// address that does not move; a reduction's array has no other store in the
+/// body and is not read there. Empty reductions when the loop does not qualify.
+VectorReductionForm vector_reductions(const poly::LKernel &kernel, const poly::LStmt &loop);
 
 /// The arrays whose elements a reduction loop can keep in registers: the
 /// loop's body is straight-line once lowered (loops fully unrolled: kUnroll
