@@ -201,7 +201,35 @@ int run_build(const Args &a) {
   return result.exit_status();
 }
 
-/// Prints one stage of one graph (cli.md, `explain`).
+/// What simplification did to the graph compile and run compile: one line
+/// per pass that changed something, or why the graph is compiled as given.
+void print_simplification(std::ostream &os, const PreparedGraph &prep, const std::string &prefix) {
+  if (prep.simplified) {
+    for (const auto &[pass, stats] : prep.summary.passes)
+      if (stats.changes) os << prefix << "simplified by " << pass << ": " << stats << "\n";
+  } else if (!prep.skipped.empty()) {
+    os << prefix << "not simplified: " << prep.skipped << "\n";
+  } else {
+    os << prefix << "simplification changed nothing\n";
+  }
+}
+
+/// The header of the per-cluster stages: what the clusters below were made
+/// from (the simplified graph, views without a kernel, folded constants).
+void print_compiled_header(std::ostream &os, const Graph &graph, const ScheduledGraph &s) {
+  std::size_t kernels = s.clusters.size();
+  os << "// graph " << graph.name << " as compile and run compile it: " << kernels
+     << (kernels == 1 ? " kernel\n" : " kernels\n");
+  print_simplification(os, s.prepared, "// ");
+  for (const memory::TensorAlias &a : s.plan.aliases)
+    os << "// view, no kernel: " << a.tensor << " in " << a.base << " at byte " << a.byte_offset << "\n";
+  for (const auto &[name, t] : s.prepared.constants)
+    os << "// folded constant: " << name << " " << dtype_name(t.dtype) << shape_to_string(t.shape) << "\n";
+}
+
+/// Prints one stage of one graph (cli.md, `explain`). Every stage after
+/// `graph` shows what compile and run compile: the graph as prepare_graph
+/// simplifies it, its clusters, each cluster through schedule_graph.
 int run_explain(const Args &a) {
   static const std::vector<std::string> stages = {"graph", "clusters", "scop", "deps", "schedule", "ast", "llvm", "c"};
   static const std::vector<std::string> later = {"cuda", "npu"};
@@ -224,8 +252,19 @@ int run_explain(const Args &a) {
                     "; available stages: " + list);
   }
   if (a.stage == "graph") {
-    if (a.format == "dot") print_graph_dot(std::cout, graph);
-    else print_graph(std::cout, graph);
+    // The graph as given (Graphviz: that alone); text: then what compile
+    // and run compile instead, when simplification changed it.
+    if (a.format == "dot") {
+      print_graph_dot(std::cout, graph);
+      return 0;
+    }
+    print_graph(std::cout, graph);
+    PreparedGraph prep = prepare_graph(graph);
+    if (prep.simplified) {
+      std::cout << "\nsimplified (what compile and run compile):\n";
+      print_graph(std::cout, prep.graph);
+    }
+    print_simplification(std::cout, prep, "");
     return 0;
   }
   if (a.stage == "clusters") {
@@ -237,10 +276,7 @@ int run_explain(const Args &a) {
       return 0;
     }
     print_graph(std::cout, prep.graph);
-    if (prep.simplified)
-      for (const auto &[pass, stats] : prep.summary.passes)
-        if (stats.changes) std::cout << "simplified by " << pass << ": " << stats << "\n";
-    if (!prep.skipped.empty()) std::cout << "not simplified: " << prep.skipped << "\n";
+    if (prep.simplified || !prep.skipped.empty()) print_simplification(std::cout, prep, "");
     std::size_t kernels = plan.fusion.clusters.size();
     std::cout << "clusters of " << graph.name << ": " << kernels << (kernels == 1 ? " kernel\n" : " kernels\n");
     fusion::print_clusters(std::cout, prep.graph, plan.fusion, plan.no_kernel);
@@ -249,9 +285,9 @@ int run_explain(const Args &a) {
   CompileOptions co;
   co.target = a.target;
   co.scheduler = a.scheduler;
-  std::vector<poly::ClusterResult> clusters = schedule_graph(graph, co);
+  ScheduledGraph scheduled = schedule_graph(graph, co);
   std::vector<poly::LKernel> kernels;
-  for (const auto &c : clusters) kernels.push_back(c.kernel);
+  for (const auto &c : scheduled.clusters) kernels.push_back(c.kernel);
   if (a.stage == "llvm") {
     std::cout << cpu::emit_llvm_ir(kernels);
     return 0;
@@ -260,7 +296,8 @@ int run_explain(const Args &a) {
     std::cout << cpu::emit_c_source(kernels);
     return 0;
   }
-  for (const auto &c : clusters) {
+  print_compiled_header(std::cout, graph, scheduled);
+  for (const auto &c : scheduled.clusters) {
     std::cout << "// cluster " << c.name << "\n";
     if (a.stage == "scop") std::cout << c.scop_text;
     else if (a.stage == "deps") std::cout << c.deps_text;

@@ -1,23 +1,14 @@
-// Compiles a graph cluster by cluster: simplification, clusters (fusion and the
-// `fuse` hint, views), polyhedral layer -> loop AST -> CPU backend (per-cluster
-// options in cluster_options.cpp).
+// Prepares a graph for compilation (simplification) and splits it into
+// clusters (fusion and the `fuse` hint, views); compile_clusters.cpp takes it on.
 #include "src/pipeline/compile_graph.h"
 
-#include "backends/cpu/cpu_backend.h"
 #include "graph/fusion/check_legality.h"
 
-#include <chrono>
 #include <set>
 
 namespace atl {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
 
 UserError hint_error(const Graph &g, const std::string &hint, const std::string &why) {
   Location loc{g.pointer.empty() ? "" : g.pointer + "/schedule/" + hint, g.name};
@@ -59,32 +50,6 @@ fusion::FusionResult explicit_groups(const Graph &graph, const std::set<NodeId> 
   return fusion::clusters_from_groups(graph, group_of, no_kernel, "not in one `fuse` group");
 }
 
-/// Runs the polyhedral layer on the given clusters (after checking the `tree` hint's keys).
-std::vector<poly::ClusterResult> schedule_clusters(const Graph &graph, const std::vector<std::vector<NodeId>> &clusters,
-                                                   const CompileOptions &options) {
-  if (graph.schedule.tree.is_object()) {
-    std::set<std::string> names;
-    for (const auto &c : clusters) names.insert(graph.node(c.front()).name);
-    for (const auto &[key, value] : graph.schedule.tree.items())
-      if (!names.count(key)) {
-        std::string list;
-        for (const std::string &n : names) list += (list.empty() ? "" : ", ") + n;
-        throw hint_error(graph, "tree", "no cluster named '" + key + "' (clusters: " + list + ")");
-      }
-  }
-  std::vector<poly::ClusterResult> out;
-  for (const auto &cluster : clusters) {
-    const Node &first = graph.node(cluster.front());
-    poly::PolyOptions po = cluster_options(graph, first.name, clusters.size(), options);
-    try {
-      out.push_back(poly::compile_cluster(graph, cluster, po));
-    } catch (const UserError &e) {
-      throw e.with({first.pointer, graph.name, first.name});
-    }
-  }
-  return out;
-}
-
 /// Why the simplified graph `s` cannot replace `graph` for the runner, or "".
 std::string replacement_problem(const Graph &graph, const Graph &s) {
   if (s.inputs != graph.inputs || s.outputs != graph.outputs) return "inputs or outputs changed";
@@ -119,6 +84,7 @@ PreparedGraph prepare_graph(const Graph &graph) {
   try {
     SimplifyOptions so;
     so.fold_pad = true;
+    so.block_conv_layout = true;
     s = simplify_graph(graph, so, &p.summary);
   } catch (const UserError &e) {
     p.skipped = std::string("simplification failed: ") + e.what();
@@ -167,44 +133,6 @@ std::vector<std::vector<NodeId>> graph_clusters(const Graph &graph) {
   for (const auto &c : plan.fusion.clusters)
     for (NodeId v : c) group_of[v] = c.front();
   return fusion::order_groups(graph, group_of, {});
-}
-
-std::vector<poly::ClusterResult> schedule_graph(const Graph &graph, const CompileOptions &options) {
-  return schedule_clusters(graph, graph_clusters(graph), options);
-}
-
-CompiledGraph compile_graph(const Graph &graph, const CompileOptions &options) {
-  auto t0 = Clock::now();
-  CompiledGraph out;
-  PreparedGraph prep = prepare_graph(graph);
-  ClusterPlan plan = plan_clusters(prep.graph);
-  out.stage_ms["clusters"] += ms_since(t0);
-  out.clusters = schedule_clusters(prep.graph, plan.fusion.clusters, options);
-  out.aliases = plan.aliases;
-  out.constants = std::move(prep.constants);
-  for (const auto &r : out.clusters) {
-    for (const std::string &f : r.fallbacks) out.fallbacks.push_back(r.name + ": " + f);
-    for (const auto &[stage, ms] : r.timings_ms) out.stage_ms[stage] += ms;
-  }
-  auto tc = Clock::now();
-  std::vector<poly::LKernel> kernels;
-  for (const auto &c : out.clusters) kernels.push_back(c.kernel);
-  std::shared_ptr<cpu::CpuExecutable> exe;
-  if (options.target == "cpu")
-    exe = cpu::jit_kernels(kernels);
-  else if (options.target == "cpu-c")
-    exe = cpu::build_c_kernels(kernels);
-  else
-    throw UserError("target " + options.target + ": code generation is not available yet");
-  for (const auto &k : kernels) {
-    cpu::KernelEntry e = exe->entry(k.name);
-    ATOLL_ASSERT(e, "the backend lost kernel " + k.name);
-    out.functions.push_back(e);
-  }
-  out.keep_alive = exe;
-  out.stage_ms["codegen"] += ms_since(tc);
-  out.compile_ms = ms_since(t0);
-  return out;
 }
 
 }  // namespace atl

@@ -26,7 +26,31 @@ struct CompileOptions {
   std::string target = "cpu";  ///< "cpu" (LLVM JIT) or "cpu-c" (C through the system compiler)
   std::string scheduler;       ///< overrides the graph's hint when set
   bool keep_text = true;       ///< keep every stage's text (explain)
+  /// Build callable code (the JIT for "cpu", a loaded shared object for
+  /// "cpu-c"). False: schedule and lower to loop ASTs only, for callers that
+  /// write files from them (`atoll compile` without --verify or --bench).
+  bool executable = true;
 };
+
+/// How the polyhedral layer laid out one cluster: which of its operators
+/// share an outermost loop nest of the kernel's loop AST. A cluster of
+/// several operators whose schedule gives them no common outermost loop was
+/// fused by the graph layer but split by the polyhedral layer.
+struct ClusterLayout {
+  std::string name;                ///< the cluster (its first node's name)
+  std::vector<std::string> nodes;  ///< its operators, in call order
+  int loop_nests = 0;              ///< outermost statements of the loop AST (a loop, or a store outside any loop)
+  /// The operators grouped by shared outermost loop nests (transitively),
+  /// each part in call order, parts in order of their first nest.
+  std::vector<std::vector<std::string>> parts;
+  /// More than one part: the fusion decided in the graph did not happen in the code.
+  bool split() const { return parts.size() > 1; }
+};
+
+/// The layout of a compiled cluster (nodes of `graph`, the graph it was
+/// compiled from), read from the Store statements (NODE_k, NODE_k_init) of
+/// its kernel's loop AST.
+ClusterLayout cluster_layout(const Graph &graph, const std::vector<NodeId> &cluster, const poly::ClusterResult &result);
 
 /// Runs one kernel: arrays in LKernel order, then parameters.
 using KernelFunction = std::function<void(void **arrays, const std::int64_t *params)>;
@@ -44,6 +68,8 @@ struct CompiledGraph {
   std::vector<memory::TensorAlias> aliases;
   /// Weights the compiler made (folded constants): fed with the caller's inputs.
   std::map<std::string, Tensor> constants;
+  std::vector<ClusterLayout> layouts;         ///< per kernel, same order as `clusters`
+  bool executable = false;                    ///< `functions` were built (CompileOptions::executable)
 };
 
 /// How a graph splits into kernels: the clusters in call order (views have
@@ -85,14 +111,26 @@ PreparedGraph prepare_graph(const Graph &graph);
 poly::PolyOptions cluster_options(const Graph &graph, const std::string &cluster, std::size_t num_clusters,
                                   const CompileOptions &options);
 
-/// Runs the polyhedral layer on every cluster of graph_clusters (no
-/// simplification, views as copies; no code generation).
-std::vector<poly::ClusterResult> schedule_graph(const Graph &graph, const CompileOptions &options);
+/// A graph through the polyhedral layer exactly as compile_graph compiles it.
+struct ScheduledGraph {
+  PreparedGraph prepared;                     ///< prepare_graph(graph)
+  ClusterPlan plan;                           ///< plan_clusters(prepared.graph)
+  std::vector<poly::ClusterResult> clusters;  ///< one per plan.fusion.clusters, call order
+  std::vector<ClusterLayout> layouts;         ///< same order
+  std::map<std::string, double> stage_ms;     ///< "clusters" and the polyhedral stages, summed
+};
 
-/// Schedules every cluster and generates code for the target: the graph is
-/// prepared (prepare_graph), clustered (plan_clusters); views become
-/// `aliases`, folded weights `constants`. The graph outputs, inputs and
-/// declared weights keep their names, so run_compiled takes `graph`'s tensors.
+/// The one path from a graph to loop ASTs, shared by compile_graph and
+/// `atoll explain`: prepare_graph, plan_clusters (views get no kernel), then
+/// every cluster through poly::compile_cluster with its cluster_options.
+/// A hint that cannot be honoured or a cluster the polyhedral layer refuses
+/// is a UserError naming the graph (and the cluster's first node).
+ScheduledGraph schedule_graph(const Graph &graph, const CompileOptions &options);
+
+/// schedule_graph, then code for the target when options.executable: views
+/// become `aliases`, folded weights `constants`. The graph outputs, inputs
+/// and declared weights keep their names, so run_compiled takes `graph`'s
+/// tensors. stage_ms["jit"] is the in-memory build (present only when it ran).
 CompiledGraph compile_graph(const Graph &graph, const CompileOptions &options);
 
 /// Runs a compiled graph on host tensors (inputs and weights of the concrete

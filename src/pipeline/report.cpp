@@ -9,6 +9,19 @@ namespace {
 
 nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::json(v) : nlohmann::json(nullptr); }
 
+/// Per kernel, its cluster as the polyhedral layer laid it out: operators,
+/// outermost loop nests, the operators grouped by shared nests, and `split`
+/// (a fused cluster whose operators share no loop). The compile phase puts
+/// these fields in every kernel entry of manifest_kernels.
+nlohmann::json clusters_json(const GraphResult &g) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto &k : g.manifest_kernels)
+    if (k.contains("cluster") && k.contains("split"))
+      out.push_back({{"name", k["cluster"]}, {"nodes", k["nodes"]}, {"loop_nests", k["loop_nests"]},
+                     {"parts", k["parts"]}, {"split", k["split"]}});
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json report_json(const BatchResult &r) {
@@ -28,6 +41,7 @@ nlohmann::json report_json(const BatchResult &r) {
     for (const auto &[name, values] : g.params) params[name] = values.size() == 1 ? json(values[0]) : json(values);
     j["params"] = params;
     j["kernels"] = g.kernels ? json(*g.kernels) : json(nullptr);
+    j["clusters"] = g.kernels ? clusters_json(g) : json(nullptr);
     j["flops"] = g.flops ? json(*g.flops) : json(nullptr);
     j["compile_ms"] = g.compile_ms ? json(*g.compile_ms) : json(nullptr);
     json stages = json::object();

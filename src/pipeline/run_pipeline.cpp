@@ -203,9 +203,30 @@ std::map<std::string, std::int64_t> max_point(const Graph &g) {
   return p;
 }
 
+/// How the polyhedral layer laid out a kernel's cluster (ClusterLayout), for
+/// manifest.json's kernels and report.json's `clusters`.
+nlohmann::json layout_json(const ClusterLayout &l) {
+  return {{"nodes", l.nodes}, {"loop_nests", l.loop_nests}, {"parts", l.parts}, {"split", l.split()}};
+}
+
+/// Every kernel's cluster and layout. `compile` lists the kernels in full
+/// (write_artifacts); `run` has no manifest, and report.json reads the
+/// clusters from these entries (report.cpp).
+nlohmann::json kernel_layouts(const CompiledGraph &compiled) {
+  nlohmann::json list = nlohmann::json::array();
+  for (std::size_t i = 0; i < compiled.clusters.size(); ++i) {
+    nlohmann::json k = {{"symbol", compiled.clusters[i].kernel.name}, {"cluster", compiled.clusters[i].name}};
+    k.update(layout_json(compiled.layouts.at(i)));
+    list.push_back(k);
+  }
+  return list;
+}
+
 /// `compile`: writes the graph's code into o.out_dir and lists its kernels
 /// for manifest.json: an object file and a C header (cpu), or C source (cpu-c).
-void write_artifacts(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r) {
+/// Returns the milliseconds spent generating and writing the code.
+double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r) {
+  auto t0 = Clock::now();
   std::vector<poly::LKernel> kernels;
   for (const auto &c : compiled.clusters) kernels.push_back(c.kernel);
   std::filesystem::create_directories(o.out_dir);
@@ -226,11 +247,13 @@ void write_artifacts(const Graph &graph, const CompiledGraph &compiled, const Pi
     std::filesystem::rename(path + ".tmp", path);
     files = {graph.name + ".c"};
   }
+  double emit_ms = ms_since(t0);
   std::map<std::string, std::int64_t> at = max_point(graph);
   Graph concrete = graph.params.empty() ? graph : graph.instantiate(at);
   memory::MemoryPlan plan = plan_memory(compiled, concrete, at);
   nlohmann::json list = nlohmann::json::array();
-  for (const auto &c : compiled.clusters) {
+  for (std::size_t ci = 0; ci < compiled.clusters.size(); ++ci) {
+    const poly::ClusterResult &c = compiled.clusters[ci];
     std::map<std::string, std::string> tensor_of;
     for (const auto &[tensor, array] : c.array_of_tensor) tensor_of[array] = tensor;
     nlohmann::json args = nlohmann::json::array();
@@ -246,11 +269,14 @@ void write_artifacts(const Graph &graph, const CompiledGraph &compiled, const Pi
       args.push_back(arg);
     }
     for (const std::string &p : c.kernel.params) args.push_back({{"name", p}, {"dtype", "i64"}, {"role", "param"}});
-    list.push_back({{"symbol", c.kernel.name}, {"entry", c.kernel.name + "_entry"}, {"cluster", c.name},
-                    {"args", args}, {"files", files}, {"arena_bytes", plan.peak_bytes()},
-                    {"arena_alignment", memory::kArenaAlignment}});
+    nlohmann::json k = {{"symbol", c.kernel.name}, {"entry", c.kernel.name + "_entry"}, {"cluster", c.name},
+                        {"args", args}, {"files", files}, {"arena_bytes", plan.peak_bytes()},
+                        {"arena_alignment", memory::kArenaAlignment}};
+    k.update(layout_json(compiled.layouts.at(ci)));
+    list.push_back(k);
   }
   r.manifest_kernels = list;
+  return emit_ms;
 }
 
 /// report.json's `memory` at the bench point.
@@ -285,16 +311,32 @@ std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const Pipeli
   CompileOptions co;
   co.target = o.target;
   co.scheduler = o.scheduler;
+  // `compile` without --verify or --bench runs nothing: it writes the code
+  // from the loop ASTs and needs no in-memory build (JIT).
+  const bool compile_only = o.mode == PipelineOptions::Mode::Compile && !o.verify && !o.bench;
+  co.executable = !compile_only;
   CompiledGraph compiled = compile_graph(graph, co);
   r.kernels = static_cast<int>(compiled.clusters.size());
   r.compile_ms = compiled.compile_ms;
   r.fallbacks = compiled.fallbacks;
   for (const auto &[stage, ms] : compiled.stage_ms) r.stage_ms[stage] += ms;
-  if (r.stats)  // what the optimizer did, summed over the kernels
+  if (r.stats) {  // what the optimizer did, summed over the kernels
     for (const auto &c : compiled.clusters)
       for (const auto &[what, count] : c.stats) (*r.stats)[what] = (*r.stats).value(what, 0L) + count;
+    long split = 0;
+    for (const ClusterLayout &l : compiled.layouts) split += l.split();
+    (*r.stats)["clusters_split"] = split;
+  }
   record_memory(graph, compiled, o, r);
-  if (o.mode == PipelineOptions::Mode::Compile) write_artifacts(graph, compiled, o, r);
+  r.manifest_kernels = kernel_layouts(compiled);
+  if (o.mode == PipelineOptions::Mode::Compile) {
+    // compile_ms covers all code generation: the files too.
+    double emit_ms = write_artifacts(graph, compiled, o, r);
+    *r.compile_ms += emit_ms;
+    r.stage_ms["emit"] += emit_ms;
+    r.stage_ms["codegen"] += emit_ms;
+  }
+  if (compile_only) return std::nullopt;
   return compiled;
 }
 

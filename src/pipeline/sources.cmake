@@ -6,6 +6,8 @@ target_sources(atoll_lib PRIVATE
   pipeline/run_pipeline.cpp
   pipeline/report.cpp
   pipeline/compile_graph.cpp
+  pipeline/compile_clusters.cpp
+  pipeline/cluster_layout.cpp
   pipeline/cluster_options.cpp
   pipeline/run_compiled.cpp
 )

@@ -17,3 +17,4 @@ target_sources(atoll_tests PRIVATE
 )
 include(unit/src/pipeline/fusion_sources.cmake)
 include(unit/src/pipeline/memory_sources.cmake)
+include(unit/src/pipeline/compile_path_sources.cmake)

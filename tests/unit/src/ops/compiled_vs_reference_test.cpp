@@ -1,5 +1,6 @@
 // Every operator of the batch format through the whole compiler, on the
-// sweep's shapes: polyhedral scheduling, then LLVM JIT and C (system cc),
+// sweep's shapes: schedule_graph (the path compile and explain share:
+// simplification, views, polyhedral scheduling), then LLVM JIT and C (system cc),
 // each against the reference interpreter. All kernels go into one JIT
 // module and one C library to keep the test fast.
 #include <atoll/pipeline.h>
@@ -18,7 +19,7 @@ TEST_SUITE("src") {
 TEST_CASE("every operator: compiled code (JIT and C) vs reference") {
   std::vector<Case> cases = all_op_cases();
   std::vector<Graph> graphs;
-  std::vector<std::vector<poly::ClusterResult>> scheduled;
+  std::vector<ScheduledGraph> scheduled;
   std::vector<poly::LKernel> kernels;
   std::vector<std::size_t> usable;
   for (std::size_t i = 0; i < cases.size(); ++i) {
@@ -26,7 +27,7 @@ TEST_CASE("every operator: compiled code (JIT and C) vs reference") {
     try {
       graphs.push_back(make_case_graph(cases[i], "case" + std::to_string(i), "op" + std::to_string(i)));
       scheduled.push_back(schedule_graph(graphs.back(), CompileOptions{}));
-      for (const auto &c : scheduled.back()) kernels.push_back(c.kernel);
+      for (const auto &c : scheduled.back().clusters) kernels.push_back(c.kernel);
       usable.push_back(i);
     } catch (const std::exception &e) {
       FAIL_CHECK("scheduling failed: " << std::string(e.what()));
@@ -44,7 +45,9 @@ TEST_CASE("every operator: compiled code (JIT and C) vs reference") {
     std::map<std::string, Tensor> ref = run_reference(g, feeds);
     for (const auto &exe : {jit, lib}) {
       CompiledGraph cg;
-      cg.clusters = scheduled[i];
+      cg.clusters = scheduled[i].clusters;
+      cg.aliases = scheduled[i].plan.aliases;
+      cg.constants = scheduled[i].prepared.constants;
       for (const auto &c : cg.clusters) cg.functions.push_back(exe->entry(c.kernel.name));
       cg.keep_alive = exe;
       std::map<std::string, Tensor> got = run_compiled(cg, g, feeds, {});

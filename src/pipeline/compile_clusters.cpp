@@ -1,0 +1,96 @@
+// The one path from a graph to code, shared by `compile`, `run` and `explain`:
+// prepare_graph -> plan_clusters -> each cluster through the polyhedral layer
+// (cluster_options) -> loop ASTs (schedule_graph) -> callable code (compile_graph).
+#include "src/pipeline/compile_graph.h"
+
+#include "backends/cpu/cpu_backend.h"
+
+#include <chrono>
+#include <set>
+
+namespace atl {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point t0) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+/// A `tree` hint keyed by cluster must name clusters of the compiled graph.
+void check_tree_keys(const Graph &graph, const std::vector<std::vector<NodeId>> &clusters) {
+  if (!graph.schedule.tree.is_object()) return;
+  std::set<std::string> names;
+  for (const auto &c : clusters) names.insert(graph.node(c.front()).name);
+  for (const auto &[key, value] : graph.schedule.tree.items())
+    if (!names.count(key)) {
+      std::string list;
+      for (const std::string &n : names) list += (list.empty() ? "" : ", ") + n;
+      Location loc{graph.pointer.empty() ? "" : graph.pointer + "/schedule/tree", graph.name};
+      loc.hint = "tree";
+      throw UserError("no cluster named '" + key + "' (clusters: " + list + ")", loc);
+    }
+}
+
+}  // namespace
+
+ScheduledGraph schedule_graph(const Graph &graph, const CompileOptions &options) {
+  auto t0 = Clock::now();
+  ScheduledGraph out;
+  out.prepared = prepare_graph(graph);
+  out.plan = plan_clusters(out.prepared.graph);
+  out.stage_ms["clusters"] += ms_since(t0);
+  const Graph &g = out.prepared.graph;
+  const auto &clusters = out.plan.fusion.clusters;
+  check_tree_keys(g, clusters);
+  for (const auto &cluster : clusters) {
+    const Node &first = g.node(cluster.front());
+    poly::PolyOptions po = cluster_options(g, first.name, clusters.size(), options);
+    try {
+      out.clusters.push_back(poly::compile_cluster(g, cluster, po));
+    } catch (const UserError &e) {
+      throw e.with({first.pointer, g.name, first.name});
+    }
+    out.layouts.push_back(cluster_layout(g, cluster, out.clusters.back()));
+    for (const auto &[stage, ms] : out.clusters.back().timings_ms) out.stage_ms[stage] += ms;
+  }
+  return out;
+}
+
+CompiledGraph compile_graph(const Graph &graph, const CompileOptions &options) {
+  auto t0 = Clock::now();
+  if (options.target != "cpu" && options.target != "cpu-c")
+    throw UserError("target " + options.target + ": code generation is not available yet");
+  ScheduledGraph s = schedule_graph(graph, options);
+  CompiledGraph out;
+  out.clusters = std::move(s.clusters);
+  out.layouts = std::move(s.layouts);
+  out.aliases = std::move(s.plan.aliases);
+  out.constants = std::move(s.prepared.constants);
+  out.stage_ms = std::move(s.stage_ms);
+  for (const auto &r : out.clusters)
+    for (const std::string &f : r.fallbacks) out.fallbacks.push_back(r.name + ": " + f);
+  if (options.executable) {
+    auto tc = Clock::now();
+    std::vector<poly::LKernel> kernels;
+    for (const auto &c : out.clusters) kernels.push_back(c.kernel);
+    std::shared_ptr<cpu::CpuExecutable> exe =
+        options.target == "cpu" ? std::shared_ptr<cpu::CpuExecutable>(cpu::jit_kernels(kernels))
+                                : std::shared_ptr<cpu::CpuExecutable>(cpu::build_c_kernels(kernels));
+    for (const auto &k : kernels) {
+      cpu::KernelEntry e = exe->entry(k.name);
+      ATOLL_ASSERT(e, "the backend lost kernel " + k.name);
+      out.functions.push_back(e);
+    }
+    out.keep_alive = exe;
+    out.executable = true;
+    double ms = ms_since(tc);
+    out.stage_ms["jit"] += ms;
+    out.stage_ms["codegen"] += ms;
+  }
+  out.compile_ms = ms_since(t0);
+  return out;
+}
+
+}  // namespace atl

@@ -1,0 +1,288 @@
+// The one compile path (schedule_graph) that compile, run and explain share:
+// the simplified graph reaches the polyhedral layer, `compile` alone builds
+// no JIT, and clusters the polyhedral layer splits are recorded.
+#include <atoll/batch.h>
+#include <atoll/pipeline.h>
+
+#include "src/pipeline/compile_graph.h"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <unistd.h>
+
+using namespace atl;
+
+namespace {
+
+Node node(std::string op, std::vector<std::string> in, std::string out, std::string name, nlohmann::json attrs = {}) {
+  Node n;
+  n.op = std::move(op);
+  n.inputs = std::move(in);
+  n.outputs = {std::move(out)};
+  n.name = std::move(name);
+  if (!attrs.is_null()) n.attrs = std::move(attrs);
+  return n;
+}
+
+/// y = Relu(Transpose(Transpose(x))): the transposes cancel.
+Graph transposes() {
+  Graph g;
+  g.name = "transposes";
+  g.add_input("x", {DType::F32, {4, 6}});
+  g.add_node(node("Transpose", {"x"}, "t", "t1", {{"perm", {1, 0}}}));
+  g.add_node(node("Transpose", {"t"}, "u", "t2", {{"perm", {1, 0}}}));
+  g.add_node(node("Relu", {"u"}, "y", "relu"));
+  g.add_output("y");
+  g.finalize();
+  return g;
+}
+
+/// a = Relu(x); b = Sigmoid(a); c = Add(a, b); d = Neg(c): one cluster.
+Graph diamond(nlohmann::json tree = nullptr) {
+  Graph g;
+  g.name = "diamond";
+  g.pointer = "/graphs/0";
+  g.add_input("x", {DType::F32, {4, 8}});
+  g.add_node(node("Relu", {"x"}, "a", "a"));
+  g.add_node(node("Sigmoid", {"a"}, "b", "b"));
+  g.add_node(node("Add", {"a", "b"}, "c", "c"));
+  g.add_node(node("Neg", {"c"}, "d", "d"));
+  g.add_output("d");
+  g.schedule.tree = std::move(tree);
+  g.finalize();
+  return g;
+}
+
+const char *kDomain =
+    "domain: \"{ a_0[i, j] : 0 <= i <= 3 and 0 <= j <= 7; b_0[i, j] : 0 <= i <= 3 and 0 <= j <= 7; "
+    "c_0[i, j] : 0 <= i <= 3 and 0 <= j <= 7; d_0[i, j] : 0 <= i <= 3 and 0 <= j <= 7 }\"\n";
+
+/// a in a loop nest of its own, then b, c, d sharing one: split in two.
+std::string split_tree() {
+  return std::string(kDomain) + R"(child:
+  sequence:
+  - filter: "{ a_0[i, j] }"
+    child:
+      schedule: "[{ a_0[i, j] -> [(i)] }, { a_0[i, j] -> [(j)] }]"
+  - filter: "{ b_0[i, j]; c_0[i, j]; d_0[i, j] }"
+    child:
+      schedule: "[{ b_0[i, j] -> [(i)]; c_0[i, j] -> [(i)]; d_0[i, j] -> [(i)] }]"
+      child:
+        sequence:
+        - filter: "{ b_0[i, j] }"
+          child:
+            schedule: "[{ b_0[i, j] -> [(j)] }]"
+        - filter: "{ c_0[i, j] }"
+          child:
+            schedule: "[{ c_0[i, j] -> [(j)] }]"
+        - filter: "{ d_0[i, j] }"
+          child:
+            schedule: "[{ d_0[i, j] -> [(j)] }]"
+)";
+}
+
+/// One outer loop over i around all four statements: not split.
+std::string fused_tree() {
+  return std::string(kDomain) + R"(child:
+  schedule: "[{ a_0[i, j] -> [(i)]; b_0[i, j] -> [(i)]; c_0[i, j] -> [(i)]; d_0[i, j] -> [(i)] }]"
+  child:
+    sequence:
+    - filter: "{ a_0[i, j] }"
+      child:
+        schedule: "[{ a_0[i, j] -> [(j)] }]"
+    - filter: "{ b_0[i, j] }"
+      child:
+        schedule: "[{ b_0[i, j] -> [(j)] }]"
+    - filter: "{ c_0[i, j] }"
+      child:
+        schedule: "[{ c_0[i, j] -> [(j)] }]"
+    - filter: "{ d_0[i, j] }"
+      child:
+        schedule: "[{ d_0[i, j] -> [(j)] }]"
+)";
+}
+
+using Parts = std::vector<std::vector<std::string>>;
+
+/// A batch of one graph for run_pipeline.
+Batch one_graph_batch(const Graph &g) {
+  Batch b;
+  b.name = "t";
+  BatchGraph e;
+  e.name = g.name;
+  e.pointer = "/graphs/0";
+  e.graph = g;
+  b.graphs.push_back(std::move(e));
+  return b;
+}
+
+std::string temp_dir(const std::string &tag) {
+  auto p = std::filesystem::temp_directory_path() / ("atoll-compile-path-" + tag + "-" + std::to_string(getpid()));
+  std::filesystem::remove_all(p);
+  return p.string();
+}
+
+}  // namespace
+
+TEST_SUITE("src") {
+TEST_CASE("schedule_graph: the polyhedral layer sees the simplified graph (cancelled transposes)") {
+  Graph g = transposes();
+  ScheduledGraph s = schedule_graph(g, {});
+  CHECK(s.prepared.simplified);
+  REQUIRE(s.clusters.size() == 1);
+  CHECK(s.clusters[0].name == "relu");
+  CHECK(s.clusters[0].scop_text.find("t1_0") == std::string::npos);
+  CHECK(s.clusters[0].scop_text.find("relu_0") != std::string::npos);
+  // compile_graph compiles the very same clusters.
+  CompileOptions co;
+  co.executable = false;
+  CompiledGraph c = compile_graph(g, co);
+  REQUIRE(c.clusters.size() == 1);
+  CHECK(c.clusters[0].ast_text == s.clusters[0].ast_text);
+}
+
+TEST_CASE("schedule_graph: views get no kernel and are aliases") {
+  Graph g;
+  g.name = "view";
+  g.add_input("x", {DType::F32, {2, 3, 4}});
+  g.add_node(node("Relu", {"x"}, "a", "relu"));
+  g.add_node(node("Flatten", {"a"}, "f", "flat", {{"axis", 1}}));
+  g.add_node(node("Exp", {"f"}, "y", "exp"));
+  g.add_output("y");
+  g.finalize();
+  ScheduledGraph s = schedule_graph(g, {});
+  for (const auto &c : s.clusters) CHECK(c.name != "flat");
+  REQUIRE(s.plan.aliases.size() == 1);
+  CHECK(s.plan.aliases[0].tensor == "f");
+}
+
+TEST_CASE("compile_graph: executable = false builds no code, true builds the kernels") {
+  Graph g = diamond();
+  CompileOptions co;
+  co.executable = false;
+  CompiledGraph none = compile_graph(g, co);
+  CHECK_FALSE(none.executable);
+  CHECK(none.functions.empty());
+  CHECK_FALSE(none.keep_alive);
+  CHECK(none.stage_ms.count("jit") == 0);
+  CHECK(none.clusters.size() == 1);
+  co.executable = true;
+  CompiledGraph built = compile_graph(g, co);
+  CHECK(built.executable);
+  CHECK(built.functions.size() == built.clusters.size());
+  CHECK(built.stage_ms.count("jit") == 1);
+}
+
+TEST_CASE("compile without --verify or --bench writes the object and builds no JIT; with --verify it does") {
+  Graph g = diamond();
+  Batch b = one_graph_batch(g);
+  PipelineOptions o;
+  o.mode = PipelineOptions::Mode::Compile;
+  o.out_dir = temp_dir("nojit");
+  BatchResult r = run_pipeline(b, o);
+  REQUIRE(r.graphs.size() == 1);
+  const GraphResult &gr = r.graphs[0];
+  REQUIRE_MESSAGE(gr.ok, gr.error);
+  CHECK(gr.stage_ms.count("jit") == 0);
+  REQUIRE(gr.stage_ms.count("emit") == 1);
+  CHECK(std::filesystem::exists(std::filesystem::path(o.out_dir) / "diamond.o"));
+  CHECK(std::filesystem::exists(std::filesystem::path(o.out_dir) / "diamond.h"));
+  // compile_ms covers the file generation too.
+  REQUIRE(gr.compile_ms.has_value());
+  CHECK(*gr.compile_ms >= gr.stage_ms.at("emit"));
+  CHECK(gr.stage_ms.at("codegen") >= gr.stage_ms.at("emit"));
+
+  o.verify = true;
+  o.out_dir = temp_dir("verify");
+  BatchResult v = run_pipeline(b, o);
+  REQUIRE(v.graphs[0].ok);
+  CHECK(v.graphs[0].stage_ms.count("jit") == 1);
+  REQUIRE(v.graphs[0].verify.has_value());
+  CHECK(v.graphs[0].verify->passed);
+  CHECK(std::filesystem::exists(std::filesystem::path(o.out_dir) / "diamond.o"));
+  std::filesystem::remove_all(temp_dir("nojit"));
+  std::filesystem::remove_all(temp_dir("verify"));
+}
+
+TEST_CASE("cluster_layout: a given schedule that distributes a fused cluster is a split") {
+  Graph g = diamond(split_tree());
+  CompileOptions co;
+  co.executable = false;
+  CompiledGraph c = compile_graph(g, co);
+  REQUIRE(c.layouts.size() == 1);
+  const ClusterLayout &l = c.layouts[0];
+  CHECK(l.name == "a");
+  CHECK(l.nodes == std::vector<std::string>{"a", "b", "c", "d"});
+  CHECK(l.loop_nests == 2);
+  CHECK(l.parts == Parts{{"a"}, {"b", "c", "d"}});
+  CHECK(l.split());
+}
+
+TEST_CASE("cluster_layout: one outer loop around every operator is not a split") {
+  Graph g = diamond(fused_tree());
+  CompileOptions co;
+  co.executable = false;
+  CompiledGraph c = compile_graph(g, co);
+  REQUIRE(c.layouts.size() == 1);
+  CHECK(c.layouts[0].loop_nests == 1);
+  CHECK(c.layouts[0].parts == Parts{{"a", "b", "c", "d"}});
+  CHECK_FALSE(c.layouts[0].split());
+}
+
+TEST_CASE("cluster_layout: nests are read through top-level ifs; stores outside loops count; copies are ignored") {
+  using namespace poly::build;
+  poly::ClusterResult r;
+  r.name = "p";
+  auto st = [](const std::string &s) { return store("A", {integer(0)}, real(1), compute::AssignOp::Assign, s); };
+  auto lp = [](std::vector<poly::LStmtPtr> body) {
+    return loop("i", integer(0), binary(compute::BinOp::Lt, var("i"), integer(4)), 1, block(std::move(body)));
+  };
+  // if (...) { for { p_0_init; p_0 } for { q_1 } } ; r_0 ; for { copy }
+  r.kernel.body = block({branch(binary(compute::BinOp::Lt, integer(0), integer(1)),
+                                block({lp({st("p_0_init"), st("p_0")}), lp({st("q_1")})})),
+                         st("r_0"), lp({st("copy")})});
+  Graph g;
+  g.name = "layout";
+  g.add_input("x", {DType::F32, {4}});
+  g.add_node(node("Relu", {"x"}, "a", "p"));
+  g.add_node(node("Relu", {"a"}, "b", "q"));
+  g.add_node(node("Relu", {"b"}, "y", "r"));
+  g.add_output("y");
+  g.finalize();
+  ClusterLayout l = cluster_layout(g, {0, 1, 2}, r);
+  CHECK(l.loop_nests == 4);
+  CHECK(l.parts == Parts{{"p"}, {"q"}, {"r"}});
+  CHECK(l.split());
+  // The same statements in one loop: one part.
+  r.kernel.body = block({lp({st("p_0"), st("q_0"), st("r_1_init"), st("r_1")})});
+  ClusterLayout one = cluster_layout(g, {0, 1, 2}, r);
+  CHECK(one.loop_nests == 1);
+  CHECK(one.parts == Parts{{"p", "q", "r"}});
+  CHECK_FALSE(one.split());
+}
+
+TEST_CASE("report.json: per graph, each kernel's cluster with loop nests and split; --stats counts splits") {
+  Batch b = one_graph_batch(diamond(split_tree()));
+  PipelineOptions o;
+  o.mode = PipelineOptions::Mode::Run;
+  o.stats = true;
+  BatchResult r = run_pipeline(b, o);
+  REQUIRE_MESSAGE(r.graphs[0].ok, r.graphs[0].error);
+  nlohmann::json j = report_json(r);
+  const nlohmann::json &clusters = j["graphs"][0]["clusters"];
+  REQUIRE(clusters.is_array());
+  REQUIRE(clusters.size() == 1);
+  CHECK(clusters[0]["name"] == "a");
+  CHECK(clusters[0]["nodes"] == nlohmann::json::parse(R"(["a", "b", "c", "d"])"));
+  CHECK(clusters[0]["loop_nests"] == 2);
+  CHECK(clusters[0]["parts"] == nlohmann::json::parse(R"([["a"], ["b", "c", "d"]])"));
+  CHECK(clusters[0]["split"] == true);
+  CHECK(j["graphs"][0]["stats"]["clusters_split"] == 1);
+
+  Batch f = one_graph_batch(diamond(fused_tree()));
+  nlohmann::json jf = report_json(run_pipeline(f, o));
+  CHECK(jf["graphs"][0]["clusters"][0]["split"] == false);
+  CHECK(jf["graphs"][0]["stats"]["clusters_split"] == 0);
+}
+}
