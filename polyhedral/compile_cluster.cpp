@@ -8,6 +8,7 @@
 #include "polyhedral/schedule/schedule.h"
 #include "polyhedral/scop/scop.h"
 #include "polyhedral/transforms/tile_for_cpu.h"
+#include "polyhedral/transforms/tile_window_for_cpu.h"
 
 #include <atoll/diagnostics.h>
 
@@ -67,7 +68,22 @@ isl::schedule optimize_for_cpu(const Scop &scop, const Dependences &deps, const 
   to.unroll = o.unroll;
   to.vectorize = o.vectorize;
   CpuTileResult t = tile_for_cpu(scop, schedule, to);
-  if (!t.applied) return schedule;
+  if (!t.applied) {
+    // Window reductions (depthwise convolution, pooling): no contraction dimension.
+    WindowTileOptions wo;
+    wo.target = o.target;
+    wo.rows = o.unroll;
+    wo.vectorize = o.vectorize;
+    WindowTileResult w = tile_window_for_cpu(scop, schedule, wo);
+    if (!w.applied) return schedule;
+    if (check_legality(scop, deps, w.schedule)) {
+      ++r.stats["window_tilings_rejected"];
+      return schedule;
+    }
+    r.stats["window_tiles"] += static_cast<long>(w.tiles.size());
+    for (const WindowTile &wt : w.tiles) r.stats["register_tile_elements"] += wt.rows * wt.columns;
+    return w.schedule;
+  }
   if (check_legality(scop, deps, t.schedule)) {
     ++r.stats["tilings_rejected"];
     return schedule;

@@ -2,4 +2,5 @@
 target_sources(atoll_poly PRIVATE
   transforms/footprint.cpp
   transforms/tile_for_cpu.cpp
+  transforms/tile_window_for_cpu.cpp
 )

@@ -1,0 +1,433 @@
+// Register-tiles window reductions (depthwise convolution, pooling): output loops outside, the window unrolled inside, rows x vector columns innermost.
+#include "polyhedral/transforms/tile_window_for_cpu.h"
+
+#include "polyhedral/isl/isl_context.h"
+#include "polyhedral/transforms/tile_for_cpu.h"
+
+#include <algorithm>
+#include <array>
+#include <optional>
+
+namespace atl::poly {
+
+namespace {
+
+using compute::Expr;
+using compute::ExprKind;
+
+/// A statement group of the schedule: its filter and (optionally) its band.
+struct Group {
+  isl::union_set filter;
+  std::optional<isl::multi_union_pw_aff> band;
+  bool permutable = false;
+  std::vector<bool> coincident;
+};
+
+std::vector<bool> coincidence(const isl::schedule_node_band &b) {
+  std::vector<bool> c;
+  for (unsigned m = 0; m < b.n_member(); ++m) c.push_back(b.member_get_coincident(static_cast<int>(m)));
+  return c;
+}
+
+/// The statement groups of the two tree shapes the schedulers produce:
+/// band -> (leaf | sequence of filter -> leaf), or sequence of filter ->
+/// (band -> leaf | leaf).
+std::optional<std::vector<Group>> groups_of(const isl::schedule &schedule) {
+  isl::schedule_node top = schedule.root().child(0);
+  std::vector<Group> out;
+  if (top.isa<isl::schedule_node_band>()) {
+    auto b = top.as<isl::schedule_node_band>();
+    isl::schedule_node sub = b.child(0);
+    auto add = [&](const isl::union_set &f) {
+      out.push_back({f, b.partial_schedule().intersect_domain(f), b.permutable(), coincidence(b)});
+    };
+    if (sub.isa<isl::schedule_node_leaf>()) {
+      add(schedule.domain());
+    } else if (sub.isa<isl::schedule_node_sequence>()) {
+      for (unsigned c = 0; c < sub.n_children(); ++c) {
+        isl::schedule_node f = sub.child(static_cast<int>(c));
+        if (!f.child(0).isa<isl::schedule_node_leaf>()) return std::nullopt;
+        add(f.as<isl::schedule_node_filter>().filter());
+      }
+    } else {
+      return std::nullopt;
+    }
+    return out;
+  }
+  if (!top.isa<isl::schedule_node_sequence>()) return std::nullopt;
+  for (unsigned c = 0; c < top.n_children(); ++c) {
+    isl::schedule_node f = top.child(static_cast<int>(c));
+    Group g{f.as<isl::schedule_node_filter>().filter(), std::nullopt, false, {}};
+    isl::schedule_node sub = f.child(0);
+    if (sub.isa<isl::schedule_node_band>()) {
+      auto b = sub.as<isl::schedule_node_band>();
+      if (!b.child(0).isa<isl::schedule_node_leaf>()) return std::nullopt;
+      g.band = b.partial_schedule();
+      g.permutable = b.permutable();
+      g.coincident = coincidence(b);
+    } else if (!sub.isa<isl::schedule_node_leaf>()) {
+      return std::nullopt;
+    }
+    out.push_back(g);
+  }
+  return out;
+}
+
+bool mentions(const Expr &e, const std::string &var) {
+  if (e.kind == ExprKind::Var && e.name == var) return true;
+  for (const auto &a : e.args)
+    if (a && mentions(*a, var)) return true;
+  return false;
+}
+
+void reads_in(const Expr &e, std::vector<const Expr *> &out) {
+  if (e.kind == ExprKind::Read) out.push_back(&e);
+  for (const auto &a : e.args)
+    if (a) reads_in(*a, out);
+}
+
+/// Number of values of dimension `d` of `domain`, or -1 when not a constant.
+long extent(const isl::set &domain, int d) {
+  isl::val lo = domain.dim_min_val(d), hi = domain.dim_max_val(d);
+  if (!lo.is_int() || !hi.is_int()) return -1;
+  return hi.get_num_si() - lo.get_num_si() + 1;
+}
+
+std::string x(int d) { return "x" + std::to_string(d); }
+
+std::string tuple(const ScopStatement &s, int shifted = -1) {
+  std::string out = s.name + "[";
+  for (std::size_t d = 0; d < s.indices.size(); ++d)
+    out += (d ? ", " : "") + x(static_cast<int>(d)) + (static_cast<int>(d) == shifted ? " + 1" : "");
+  return out + "]";
+}
+
+/// The roles of a window statement's dimensions.
+struct Window {
+  const ScopStatement *s = nullptr;
+  std::vector<int> outer;     ///< output dimensions outside the tile, in the output's order
+  int r = -1, v = -1;         ///< row dimension (or -1) and stride-1 output dimension
+  std::vector<int> window;    ///< reduction dimensions, domain order
+  long taps = 1;              ///< positions of the window
+  bool unit = false;          ///< every read moves by 0 or 1 element along v (last subscript)
+  const ScopStatement *init = nullptr;  ///< its `_init`, when it moves into the tile loops
+  std::string init_tuple;               ///< init[x..]: each index named as the output dimension it writes
+};
+
+/// True when every read of `s` moves by nothing, or by one element of its
+/// last subscript, when dimension `v` grows by one.
+bool unit_stride_reads(const ScopStatement &s, int v) {
+  isl::map shift(s.domain.ctx(), "{ " + tuple(s) + " -> " + tuple(s, v) + " }");
+  for (const ScopAccess &a : s.reads) {
+    if (a.indirect) return false;
+    isl::map here = a.relation.intersect_domain(s.domain);
+    isl::map next = shift.apply_range(here);
+    isl::set deltas = here.range_product(next).range().unwrap().deltas();
+    if (deltas.is_empty()) continue;
+    unsigned n = deltas.tuple_dim();
+    std::string zero, one;
+    for (unsigned k = 0; k < n; ++k) {
+      zero += std::string(k ? ", " : "") + "0";
+      one += std::string(k ? ", " : "") + (k + 1 == n ? "1" : "0");
+    }
+    std::string name = tuple_name(deltas);
+    isl::set ok(s.domain.ctx(), "{ " + name + "[" + zero + "]; " + name + "[" + one + "] }");
+    if (!deltas.is_subset(ok)) return false;
+  }
+  return true;
+}
+
+/// The window roles of `s`, or nullopt with a reason.
+std::optional<Window> window_of(const ScopStatement &s, std::string &why) {
+  if (s.init || s.op == compute::AssignOp::Assign) return why = "not a reduction", std::nullopt;
+  Window w;
+  w.s = &s;
+  auto index_of = [&](const std::string &n) {
+    auto it = std::find(s.indices.begin(), s.indices.end(), n);
+    return it == s.indices.end() ? -1 : static_cast<int>(it - s.indices.begin());
+  };
+  const Expr &lhs = *s.lhs;
+  std::vector<int> outs;
+  for (const auto &a : lhs.args) {
+    int d = a->kind == ExprKind::Var ? index_of(a->name) : -1;
+    if (d < 0 || s.reduction[static_cast<std::size_t>(d)] || std::count(outs.begin(), outs.end(), d))
+      return why = "output subscripts are not distinct indices", std::nullopt;
+    outs.push_back(d);
+  }
+  if (outs.empty()) return why = "scalar output", std::nullopt;
+  std::vector<const Expr *> reads;
+  reads_in(*s.rhs, reads);
+  auto is_out = [&](int d) { return std::count(outs.begin(), outs.end(), d) > 0; };
+  bool moving = false;
+  for (int d = 0; d < static_cast<int>(s.indices.size()); ++d) {
+    if (!s.reduction[static_cast<std::size_t>(d)]) {
+      if (!is_out(d)) return why = "a parallel index the output lacks", std::nullopt;
+      continue;
+    }
+    long e = extent(s.domain, d);
+    if (e < 0) return why = "window of symbolic size", std::nullopt;
+    w.window.push_back(d);
+    w.taps *= e;
+    if (e == 1) continue;
+    // A window dimension moves over an output dimension in some read
+    // (X[s*h + kh]; the weights' W[kh] is plain); one that only ever
+    // appears alone (C[m, n] += A[m, k] * B[k, n]) is a contraction.
+    bool paired = false;
+    for (const Expr *r : reads)
+      for (const auto &sub : r->args)
+        if (mentions(*sub, s.indices[static_cast<std::size_t>(d)]))
+          for (int o : outs) paired = paired || mentions(*sub, s.indices[static_cast<std::size_t>(o)]);
+    if (!paired) return why = "a contraction dimension (GEMM-shaped)", std::nullopt;
+    moving = true;
+  }
+  if (!moving) return why = "no window dimension", std::nullopt;
+  w.v = outs.back();
+  if (outs.size() >= 2) w.r = outs[outs.size() - 2];
+  for (std::size_t k = 0; k + (w.r >= 0 ? 2 : 1) < outs.size(); ++k) w.outer.push_back(outs[k]);
+  w.unit = unit_stride_reads(s, w.v);
+  return w;
+}
+
+/// Fraction of a dimension of extent `e` covered by full tiles of `t` (partial tiles count half).
+double full_fraction(long e, long t) {
+  if (e < 0) return 1.0;
+  long full = e / t * t;
+  return (static_cast<double>(full) + 0.5 * static_cast<double>(e - full)) / static_cast<double>(e);
+}
+
+/// Rows, columns and vector-ness of the register tile of `w`.
+WindowTile choose_tile(const Window &w, const WindowTileOptions &o) {
+  WindowTile t;
+  t.statement = w.s->name;
+  const CpuTarget &c = o.target;
+  long ev = extent(w.s->domain, w.v), er = w.r >= 0 ? extent(w.s->domain, w.r) : 1;
+  long lanes = o.vectorize && w.unit ? std::max(1, c.vector_lanes) : 1;
+  long regs = std::max(8, c.vector_registers);
+  long budget = regs - (regs >= 32 ? 8 : 4);  // accumulators; the rest hold inputs and weights
+  long units;                                 // registers one row of the tile takes
+  if (lanes > 1 && (ev < 0 || ev >= lanes)) {
+    long nv = o.vectors > 0 ? o.vectors : (regs >= 32 ? 3 : 2);
+    if (ev > 0) nv = std::min(nv, ev / lanes);
+    t.vector = true;
+    t.columns = nv * lanes;
+    units = nv;
+  } else {
+    long nc = o.vectors > 0 ? o.vectors : 8;
+    t.columns = ev > 0 ? std::min(nc, ev) : nc;
+    units = t.columns;
+  }
+  if (o.rows > 0) {
+    t.rows = o.rows;
+  } else {
+    // The most rows whose accumulators fit, full tiles preferred.
+    double best = -1;
+    for (long rr = 1; rr <= 8 && rr * units <= std::max(budget, units); ++rr) {
+      double score = full_fraction(er, rr) * (1.0 + 0.01 * static_cast<double>(rr));
+      if (score > best) best = score, t.rows = rr;
+    }
+  }
+  if (w.r < 0) t.rows = 1;
+  if (er > 0) t.rows = std::clamp(t.rows, 1L, er);
+  t.columns = std::max(1L, t.columns);
+  long window_max = 1;
+  for (int d : w.window) window_max = std::max(window_max, extent(w.s->domain, d));
+  t.unrolled = o.max_unrolled > 0 && w.taps <= o.max_unrolled && window_max <= 16;
+  return t;
+}
+
+isl::union_pw_aff member(const ScopStatement &s, const std::string &expr) {
+  return isl::union_pw_aff(s.domain.ctx(), "{ " + tuple(s) + " -> [(" + expr + ")] }");
+}
+
+/// `expr` (over output dimensions) for the statement and its init.
+isl::union_pw_aff member(const Window &w, const std::string &expr) {
+  std::string text = "{ " + tuple(*w.s) + " -> [(" + expr + ")]";
+  if (w.init) text += "; " + w.init_tuple + " -> [(" + expr + ")]";
+  return isl::union_pw_aff(w.s->domain.ctx(), text + " }");
+}
+
+/// init[x..] with each index named x<d>, d the dimension of `main` that its
+/// output subscript holds; "" when the init does not write the same subscripts.
+std::string init_tuple(const ScopStatement &main, const ScopStatement &init) {
+  const Expr &a = *main.lhs, &b = *init.lhs;
+  if (a.name != b.name || a.args.size() != b.args.size() || b.args.size() != init.indices.size()) return "";
+  std::vector<std::string> names(init.indices.size());
+  for (std::size_t k = 0; k < a.args.size(); ++k) {
+    if (b.args[k]->kind != ExprKind::Var) return "";
+    auto p = std::find(init.indices.begin(), init.indices.end(), b.args[k]->name);
+    auto d = std::find(main.indices.begin(), main.indices.end(), a.args[k]->name);
+    if (p == init.indices.end() || d == main.indices.end()) return "";
+    names[static_cast<std::size_t>(p - init.indices.begin())] = x(static_cast<int>(d - main.indices.begin()));
+  }
+  std::string out = init.name + "[";
+  for (std::size_t k = 0; k < names.size(); ++k) {
+    if (names[k].empty()) return "";
+    out += (k ? ", " : "") + names[k];
+  }
+  return out + "]";
+}
+
+std::string tiled(int d, long t) { return "floor(" + x(d) + "/" + std::to_string(t) + ")"; }
+
+isl::multi_union_pw_aff product(const std::vector<isl::union_pw_aff> &members) {
+  isl::multi_union_pw_aff m(members.front());
+  for (std::size_t k = 1; k < members.size(); ++k) m = m.flat_range_product(isl::multi_union_pw_aff(members[k]));
+  return m;
+}
+
+isl::schedule_node insert_band(isl::schedule_node at, const std::vector<isl::union_pw_aff> &members,
+                               const std::vector<bool> &coincident) {
+  auto b = at.insert_partial_schedule(product(members)).as<isl::schedule_node_band>();
+  b = b.set_permutable(1);
+  for (std::size_t m = 0; m < coincident.size(); ++m) b = b.member_set_coincident(static_cast<int>(m), coincident[m] ? 1 : 0);
+  return b;
+}
+
+/// { isolate[[] -> [q...]] : the tiles of the members `tiled` (position, size, dimension) are full }.
+isl::union_set isolate_option(const ScopStatement &s, int members, const std::vector<std::array<long, 3>> &tiled) {
+  std::string qs;
+  for (int q = 0; q < members; ++q) qs += (q ? ", q" : "q") + std::to_string(q);
+  std::string space = "isolate[[] -> [" + qs + "]]";
+  isl::set iso(s.domain.ctx(), "{ " + space + " }");
+  for (const auto &[pos, size, d] : tiled) {
+    isl::set values = isl::map(s.domain.ctx(), "{ " + tuple(s) + " -> [" + x(static_cast<int>(d)) + "] }")
+                          .intersect_domain(s.domain)
+                          .range();
+    isl::multi_aff last(s.domain.ctx(), "{ " + space + " -> [(" + std::to_string(size) + " * q" + std::to_string(pos) +
+                                            " + " + std::to_string(size - 1) + ")] }");
+    iso = iso.intersect(values.preimage(last));
+  }
+  return isl::union_set(iso);
+}
+
+/// The bands of window statement `w` with tile `t`, inserted at `node` (a leaf); returns the top node.
+isl::schedule_node build_window(isl::schedule_node node, const Window &w, const WindowTile &t) {
+  const ScopStatement &s = *w.s;
+  long ev = extent(s.domain, w.v), er = w.r >= 0 ? extent(s.domain, w.r) : 1;
+  bool tile_r = w.r >= 0 && t.rows > 1, tile_v = t.columns > 1 && t.columns != ev;
+  std::vector<isl::union_pw_aff> top;
+  std::vector<std::array<long, 3>> iso;
+  for (int d : w.outer) top.push_back(member(w, x(d)));
+  if (w.r >= 0) {
+    if (tile_r) iso.push_back({static_cast<long>(top.size()), t.rows, w.r});
+    top.push_back(member(w, tile_r ? tiled(w.r, t.rows) : x(w.r)));
+  }
+  if (tile_v) {
+    iso.push_back({static_cast<long>(top.size()), t.columns, w.v});
+    top.push_back(member(w, tiled(w.v, t.columns)));
+  }
+  // Full tiles exist and partial ones too: isolate the full ones.
+  bool partial = (tile_r && er % t.rows != 0) || (tile_v && ev % t.columns != 0) || er < 0 || ev < 0;
+  int depth = 0;
+  if (!top.empty()) {
+    auto b = insert_band(node, top, std::vector<bool>(top.size(), true)).as<isl::schedule_node_band>();
+    if (!iso.empty() && partial)
+      b = b.set_ast_build_options(isolate_option(s, static_cast<int>(top.size()), iso));
+    node = isl::schedule_node(b).child(0), ++depth;
+  }
+  if (w.init && !top.empty()) {
+    // The init's tile first: rows, then columns (its stores stay in registers too).
+    isl::union_set_list filters(s.domain.ctx(), 2);
+    filters = filters.add(isl::union_set(w.init->domain)).add(isl::union_set(s.domain));
+    node = node.insert_sequence(filters).child(0).child(0);
+    int inner = 0;
+    isl::union_pw_aff rows(s.domain.ctx(), "{ " + w.init_tuple + " -> [(" + x(w.r) + ")] }");
+    isl::union_pw_aff cols(s.domain.ctx(), "{ " + w.init_tuple + " -> [(" + x(w.v) + ")] }");
+    if (tile_r) {
+      node = node.insert_mark(tree_mark::kUnroll).child(0), ++inner;
+      node = insert_band(node, {rows}, {true}).child(0), ++inner;
+    }
+    if (t.vector) node = node.insert_mark(tree_mark::kVector).child(0), ++inner;
+    node = insert_band(node, {cols}, {true}), ++inner;
+    for (int k = 0; k < inner; ++k) node = node.parent();
+    node = node.next_sibling().child(0);  // the main statement's leaf
+    depth += 2;
+  }
+  for (int d : w.window) {
+    if (t.unrolled) node = node.insert_mark(tree_mark::kUnroll).child(0), ++depth;
+    node = insert_band(node, {member(s, x(d))}, {false}).child(0), ++depth;
+  }
+  if (tile_r) node = node.insert_mark(tree_mark::kUnroll).child(0), ++depth;
+  if (tile_r) node = insert_band(node, {member(s, x(w.r))}, {true}).child(0), ++depth;
+  if (t.vector) node = node.insert_mark(tree_mark::kVector).child(0), ++depth;
+  else if (t.columns > 1) node = node.insert_mark(tree_mark::kUnroll).child(0), ++depth;
+  node = insert_band(node, {member(s, x(w.v))}, {true}).child(0), ++depth;
+  for (int k = 0; k < depth; ++k) node = node.parent();
+  return node;
+}
+
+}  // namespace
+
+WindowTileResult tile_window_for_cpu(const Scop &scop, const isl::schedule &schedule, const WindowTileOptions &o) {
+  WindowTileResult res;
+  res.schedule = schedule;
+  auto groups = groups_of(schedule);
+  if (!groups) return res.reason = "schedule tree of another shape", res;
+  // Each group holding exactly one window statement gets its own bands.
+  std::size_t n = groups->size();
+  std::vector<std::optional<Window>> windows(n);
+  std::vector<WindowTile> tiles(n);
+  std::vector<const ScopStatement *> single(n, nullptr);
+  std::vector<bool> merged(n, false);  // an init moved into the next group's tile loops
+  std::string why = "no window reduction";
+  for (std::size_t g = 0; g < n; ++g) {
+    isl::union_set in = (*groups)[g].filter.intersect(scop.domain());
+    const ScopStatement *only = nullptr;
+    int count = 0;
+    for (const ScopStatement &st : scop.statements)
+      if (!in.intersect(isl::union_set(st.domain)).is_empty()) ++count, only = &st;
+    if (count != 1 || !in.is_equal(isl::union_set(only->domain))) continue;
+    single[g] = only;
+    std::string reason;
+    windows[g] = window_of(*only, reason);
+    if (!windows[g]) {
+      if (!only->init && only->op != compute::AssignOp::Assign) why = reason;
+      continue;
+    }
+    tiles[g] = choose_tile(*windows[g], o);
+    // Its init right before it joins the tile loops.
+    const ScopStatement *init = g > 0 ? single[g - 1] : nullptr;
+    if (init && init->init && !merged[g - 1] && !windows[g - 1] && init->node == only->node &&
+        (windows[g]->outer.size() + (windows[g]->r >= 0 ? 1 : 0) > 0 || tiles[g].columns > 1)) {
+      std::string t = init_tuple(*only, *init);
+      if (!t.empty()) windows[g]->init = init, windows[g]->init_tuple = t, merged[g - 1] = true;
+    }
+    res.tiles.push_back(tiles[g]);
+  }
+  if (res.tiles.empty()) return res.reason = why, res;
+  std::vector<Group> kept;
+  std::vector<std::optional<Window>> kept_windows;
+  std::vector<WindowTile> kept_tiles;
+  for (std::size_t g = 0; g < n; ++g) {
+    if (merged[g]) continue;
+    Group gr = (*groups)[g];
+    if (windows[g] && windows[g]->init) gr.filter = gr.filter.unite(isl::union_set(windows[g]->init->domain));
+    kept.push_back(gr), kept_windows.push_back(windows[g]), kept_tiles.push_back(tiles[g]);
+  }
+  *groups = kept, windows = kept_windows, tiles = kept_tiles;
+
+  auto build_group = [&](isl::schedule_node leaf, std::size_t gi) {
+    if (windows[gi]) return build_window(leaf, *windows[gi], tiles[gi]);
+    const Group &g = (*groups)[gi];
+    if (!g.band) return leaf;
+    auto b = leaf.insert_partial_schedule(*g.band).as<isl::schedule_node_band>();
+    b = b.set_permutable(g.permutable ? 1 : 0);
+    for (std::size_t m = 0; m < g.coincident.size(); ++m) b = b.member_set_coincident(static_cast<int>(m), g.coincident[m] ? 1 : 0);
+    return isl::schedule_node(b);
+  };
+  isl::schedule_node node = isl::schedule_node::from_domain(schedule.domain()).child(0);
+  if (groups->size() == 1) {
+    node = build_group(node, 0);
+  } else {
+    isl::union_set_list filters(schedule.ctx(), static_cast<int>(groups->size()));
+    for (const Group &g : *groups) filters = filters.add(g.filter);
+    node = node.insert_sequence(filters);
+    for (std::size_t gi = 0; gi < groups->size(); ++gi)
+      node = build_group(node.child(static_cast<int>(gi)).child(0), gi).parent().parent();
+  }
+  res.schedule = node.schedule();
+  res.applied = true;
+  return res;
+}
+
+}  // namespace atl::poly
