@@ -7,6 +7,8 @@
 #include "polyhedral/isl/isl_context.h"
 #include "polyhedral/schedule/schedule.h"
 #include "polyhedral/scop/scop.h"
+#include "polyhedral/transforms/contract_arrays.h"
+#include "polyhedral/transforms/fuse_sibling_bands.h"
 #include "polyhedral/transforms/tile_for_cpu.h"
 #include "polyhedral/transforms/tile_window_for_cpu.h"
 
@@ -143,6 +145,13 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
       sched.schedule = original;
       sched.algorithm = "original";
     }
+    if (options.fuse_bands && sched.algorithm != "given") {
+      FuseBandsResult f = fuse_sibling_bands(scop, deps, sched.schedule);
+      if (f.fusions > 0) {
+        sched.schedule = f.schedule;
+        r.stats["bands_fused"] += f.fusions;
+      }
+    }
     sched.schedule = optimize_for_cpu(scop, deps, sched.schedule, sched.algorithm, options, r);
     r.schedule_yaml = schedule_to_yaml(sched.schedule);
     r.algorithm = sched.algorithm;
@@ -154,6 +163,13 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     aopts.vectorize = options.vectorize;
     r.kernel = build_ast(scop, deps, sched.schedule, aopts);
     if (options.vectorize) r.kernel.vector_lanes = options.target.vector_lanes;
+    if (options.contract) {
+      ContractResult c = contract_arrays(r.kernel);
+      if (!c.arrays.empty()) {
+        r.stats["arrays_contracted"] += static_cast<long>(c.arrays.size());
+        r.stats["contracted_bytes_saved"] += static_cast<long>(c.bytes_before - c.bytes_after);
+      }
+    }
     count_marks(*r.kernel.body, r.stats);
     os.str("");
     print_loop_ast(os, r.kernel);

@@ -29,6 +29,12 @@ struct PolyOptions {
   /// The `tile` hint: cache tile sizes per domain dimension of the main
   /// statement (0 = not tiled); empty = the cost model decides.
   std::vector<long> tile_sizes;
+  /// Fuse sibling loop nests that pass data on their outer loops
+  /// (transforms/fuse_sibling_bands). Not applied to a given tree.
+  bool fuse_bands = true;
+  /// Array contraction (transforms/contract_arrays): temporaries used within
+  /// one iteration of an outer loop nest become local buffers.
+  bool contract = true;
   long unroll = 0;   ///< the `unroll` hint: register-tile rows (0 = cost model, 1 = no unroll-and-jam)
   CpuTarget target = host_target();  ///< caches, vector width, cores (tests override)
 };

@@ -129,16 +129,7 @@ public:
     os << c_prototype(k_, true) << " {\n";
     for (const poly::LArray &a : k_.arrays) os << "  (void)" << a.name << ";\n";
     for (const std::string &p : k_.params) os << "  (void)" << p << ";\n";
-    for (const poly::LArray &a : k_.arrays) {
-      // Row-major strides: s_d = product of the extents after d.
-      std::string prod = "1";
-      for (std::size_t d = a.shape.size(); d-- > 0;) {
-        os << "  const int64_t " << stride(a.name, d) << " = " << prod << ";\n";
-        std::string ext = a.shape[d].is_symbolic() ? a.shape[d].symbol : std::to_string(a.shape[d].value);
-        prod = prod == "1" ? ext : prod + " * " + ext;
-      }
-      for (std::size_t d = 0; d < a.shape.size(); ++d) os << "  (void)" << stride(a.name, d) << ";\n";
-    }
+    for (const poly::LArray &a : k_.arrays) strides(os, a, "  ");
     stmt(os, *k_.body, 1);
     os << "}\n\n";
     os << "void " << k_.name << "_entry(void **arrays, const int64_t *params) {\n";
@@ -153,6 +144,26 @@ public:
   }
 
 private:
+  /// Row-major strides: s_d = product of the extents after d.
+  static void strides(std::ostream &os, const poly::LArray &a, const std::string &pad) {
+    std::string prod = "1";
+    for (std::size_t d = a.shape.size(); d-- > 0;) {
+      os << pad << "const int64_t " << stride(a.name, d) << " = " << prod << ";\n";
+      std::string ext = a.shape[d].is_symbolic() ? a.shape[d].symbol : std::to_string(a.shape[d].value);
+      prod = prod == "1" ? ext : prod + " * " + ext;
+    }
+    for (std::size_t d = 0; d < a.shape.size(); ++d) os << pad << "(void)" << stride(a.name, d) << ";\n";
+  }
+
+  /// A local array (contract_arrays): a block-scope buffer, so every
+  /// iteration of its loop (and every OpenMP thread) has its own.
+  static void declare_local(std::ostream &os, const poly::LArray &a, const std::string &pad) {
+    std::int64_t size = 1;
+    for (const Dim &d : a.shape) size *= d.value;
+    os << pad << c_storage_type(a.dtype) << " " << a.name << "[" << size << "];\n";
+    strides(os, a, pad);
+  }
+
   static std::string stride(const std::string &array, std::size_t d) {
     return "atoll_" + array + "_s" + std::to_string(d);
   }
@@ -174,6 +185,7 @@ private:
         os << "#ifdef _OPENMP\n#pragma omp simd\n#endif\n";
       os << pad << "for (int64_t " << s.iterator << " = " << index(*s.init) << "; " << loop_cond(*s.cond) << "; "
          << s.iterator << " += " << s.step << ") {\n";
+      for (const std::string &l : s.locals) declare_local(os, *find_array(k_, l), pad + "  ");
       for (const poly::LStmtPtr &c : s.body)
         if (c) stmt(os, *c, depth + 1);
       os << pad << "}\n";

@@ -19,11 +19,15 @@ using poly::LType;
 bool uses_float_values(const LKernel &kernel) {
   for (const poly::LArray &a : kernel.arrays)
     if (!is_float(a.dtype)) return false;
+  for (const poly::LArray &a : kernel.locals)
+    if (!is_float(a.dtype)) return false;
   return true;
 }
 
 const poly::LArray *find_array(const LKernel &kernel, const std::string &name) {
   for (const poly::LArray &a : kernel.arrays)
+    if (a.name == name) return &a;
+  for (const poly::LArray &a : kernel.locals)
     if (a.name == name) return &a;
   return nullptr;
 }
@@ -66,8 +70,17 @@ public:
           fail("array '" + a.name + "' has extent '" + d.symbol + "', which is not a parameter");
         if (!d.is_symbolic() && d.value < 0) fail("array '" + a.name + "' has a negative extent");
       }
+    for (const poly::LArray &a : k_.locals) {
+      if (!is_identifier(a.name)) fail("local array name '" + a.name + "' is not a C identifier");
+      if (!names.insert(a.name).second) fail("duplicate array name '" + a.name + "'");
+      if (a.role != poly::LArray::Role::Local) fail("local array '" + a.name + "' does not have the role Local");
+      for (const Dim &d : a.shape)
+        if (d.is_symbolic() || d.value <= 0) fail("local array '" + a.name + "' needs constant positive extents");
+    }
     if (!k_.body) fail("kernel has no body");
     stmt(*k_.body);
+    for (const poly::LArray &a : k_.locals)
+      if (!declared_.count(a.name)) fail("local array '" + a.name + "' is not declared by a loop");
   }
 
 private:
@@ -76,6 +89,8 @@ private:
   void subscripts(const std::string &array, const std::vector<poly::LExprPtr> &idx) {
     const poly::LArray *a = find_array(k_, array);
     if (!a) fail("unknown array '" + array + "'");
+    if (a->role == poly::LArray::Role::Local && !live_.count(array))
+      fail("local array '" + array + "' is used outside the loop that declares it");
     if (idx.size() != a->shape.size())
       fail("array '" + array + "' has rank " + std::to_string(a->shape.size()) + " but is accessed with " +
            std::to_string(idx.size()) + " subscripts");
@@ -136,11 +151,18 @@ private:
       if (s.step == 0) fail("loop over '" + s.iterator + "' has step 0");
       if (!s.init || !s.cond) fail("loop over '" + s.iterator + "' lacks a bound");
       expr(*s.init, LType::Index);
+      for (const std::string &l : s.locals) {
+        const poly::LArray *a = find_array(k_, l);
+        if (!a || a->role != poly::LArray::Role::Local) fail("loop over '" + s.iterator + "' declares '" + l + "', which is not a local array");
+        if (!declared_.insert(l).second) fail("local array '" + l + "' is declared by two loops");
+        live_.insert(l);
+      }
       bool shadowed = !scope_.insert(s.iterator).second;
       expr(*s.cond, s.cond->type);
       for (const poly::LStmtPtr &c : s.body)
         if (c) stmt(*c);
       if (!shadowed) scope_.erase(s.iterator);
+      for (const std::string &l : s.locals) live_.erase(l);
       return;
     }
     case LStmtKind::If:
@@ -159,6 +181,8 @@ private:
 
   const LKernel &k_;
   std::set<std::string> scope_;
+  std::set<std::string> declared_;  ///< local arrays declared by a loop
+  std::set<std::string> live_;      ///< local arrays declared by an enclosing loop
 };
 
 }  // namespace
@@ -220,6 +244,7 @@ std::string describe_array(const poly::LArray &array) {
   case poly::LArray::Role::Input: role = "input"; break;
   case poly::LArray::Role::Output: role = "output"; break;
   case poly::LArray::Role::Temporary: role = "temporary (zero-filled by the caller)"; break;
+  case poly::LArray::Role::Local: role = "local (one per iteration of its loop)"; break;
   }
   return array.name + ": " + dtype_name(array.dtype) + sym_shape_to_string(array.shape) + ", " + role;
 }

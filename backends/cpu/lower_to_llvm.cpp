@@ -139,6 +139,39 @@ private:
     }
   }
 
+  /// An array in the current function. A local array (contract_arrays) gets
+  /// its buffer on first use: an entry-block alloca of this function, so each
+  /// outlined parallel body has its own; the contraction guarantees that no
+  /// local value lives across functions or across iterations of its loop.
+  const ArrayView &view(const std::string &name) {
+    auto it = frame_.arrays.find(name);
+    if (it != frame_.arrays.end()) return it->second;
+    const poly::LArray *local = nullptr;
+    for (const poly::LArray &a : k_.locals)
+      if (a.name == name) local = &a;
+    ATOLL_ASSERT(local, "unknown array " + name);
+    ArrayView v;
+    v.decl = local;
+    std::int64_t size = 1;
+    for (const Dim &d : local->shape) {
+      v.extents.push_back(b_.getInt64(d.value));
+      size *= d.value;
+    }
+    v.strides.assign(local->shape.size(), b_.getInt64(1));
+    std::int64_t stride = 1;
+    for (std::size_t d = local->shape.size(); d-- > 1;) {
+      stride *= local->shape[d].value;
+      v.strides[d - 1] = b_.getInt64(stride);
+    }
+    llvm::BasicBlock &entry = frame_.fn->getEntryBlock();
+    llvm::IRBuilder<> at(&entry, entry.begin());
+    auto *buffer = at.CreateAlloca(llvm::ArrayType::get(storage_type(local->dtype), static_cast<std::uint64_t>(size)),
+                                   nullptr, name);
+    buffer->setAlignment(llvm::Align(64));
+    v.base = buffer;
+    return frame_.arrays.emplace(name, std::move(v)).first->second;
+  }
+
   // ---- statements ------------------------------------------------------------------------------
 
   void stmt(const LStmt &s) {
@@ -170,7 +203,7 @@ private:
   }
 
   void store(const LStmt &s) {
-    const ArrayView &a = frame_.arrays.at(s.array);
+    const ArrayView &a = view(s.array);
     llvm::Value *p = element_ptr(a, offset(a, index_list(s.indices)));
     if (promoted(s)) return promoted_store(s, p, false);
     llvm::Value *v = value(*s.value);
@@ -292,7 +325,7 @@ private:
     for (const poly::LExprPtr &x : ld.args)
       if (coefficient(*x, current_vector_iterator_) != 0) moves = true;
     if (!moves) return splat(guarded_load(e));
-    const ArrayView &a = frame_.arrays.at(ld.name);
+    const ArrayView &a = view(ld.name);
     std::vector<llvm::Value *> idx = index_list(ld.args);
     llvm::Value *inside = b_.getTrue();
     for (std::size_t d = 0; d + 1 < idx.size(); ++d) inside = b_.CreateAnd(inside, b_.CreateICmpULT(idx[d], a.extents[d]));
@@ -325,7 +358,7 @@ private:
       return;
     }
     ATOLL_ASSERT(s.kind == LStmtKind::Store, "vector loop body with a loop or a condition");
-    const ArrayView &a = frame_.arrays.at(s.array);
+    const ArrayView &a = view(s.array);
     llvm::Value *p = element_ptr(a, offset(a, index_list(s.indices)));
     if (promoted(s)) return promoted_store(s, p, true);
     llvm::Value *v = vector_value(*s.value);
@@ -463,7 +496,7 @@ private:
       break;
     }
     case LExprKind::Load: {
-      const ArrayView &a = frame_.arrays.at(e.name);
+      const ArrayView &a = view(e.name);
       llvm::Value *p = element_ptr(a, offset(a, index_list(e.args)));
       bool moves = false;
       for (const poly::LExprPtr &x : e.args)
@@ -879,7 +912,7 @@ private:
 
   llvm::Value *guarded_load(const LExpr &e) {
     const LExpr &ld = *e.args[0];
-    const ArrayView &a = frame_.arrays.at(ld.name);
+    const ArrayView &a = view(ld.name);
     std::vector<llvm::Value *> idx = index_list(ld.args);
     llvm::Value *inside = b_.getTrue();
     bool all_constant_nonempty = true;
@@ -931,7 +964,7 @@ private:
     case LExprKind::Select: return select(e);
     case LExprKind::Call: return call(e);
     case LExprKind::Load: {
-      const ArrayView &a = frame_.arrays.at(e.name);
+      const ArrayView &a = view(e.name);
       return load_element(a.decl->dtype, element_ptr(a, offset(a, index_list(e.args))));
     }
     case LExprKind::GuardedLoad: return guarded_load(e);

@@ -208,6 +208,7 @@ void stmt_text(std::ostream &os, const LStmt &s, int depth) {
     for (const std::string &m : s.marks) os << pad << "// " << m << "\n";
     os << pad << "for (" << s.iterator << " = " << expr_text(*s.init) << "; " << expr_text(*s.cond) << "; "
        << s.iterator << " += " << s.step << ") {\n";
+    for (const std::string &l : s.locals) os << pad << "  local " << l << ";  // one per iteration\n";
     for (const LStmtPtr &c : s.body) stmt_text(os, *c, depth + 1);
     os << pad << "}\n";
     return;
@@ -238,6 +239,7 @@ const char *role_name(LArray::Role r) {
   case LArray::Role::Input: return "in";
   case LArray::Role::Output: return "out";
   case LArray::Role::Temporary: return "temp";
+  case LArray::Role::Local: return "local";
   }
   return "?";
 }
@@ -257,6 +259,8 @@ void print_loop_ast(std::ostream &os, const LKernel &k) {
     first = false;
   }
   os << ") {\n";
+  for (const LArray &a : k.locals)
+    os << "  " << role_name(a.role) << " " << dtype_name(a.dtype) << " " << a.name << sym_shape_to_string(a.shape) << ";\n";
   if (k.body) stmt_text(os, *k.body, 1);
   os << "}\n";
 }

@@ -86,6 +86,9 @@ struct LStmt {
   LExprPtr init, cond;                 ///< For (cond uses the iterator), If
   std::int64_t step = 1;               ///< For
   std::set<std::string> marks;         ///< For: mark::kParallel, kVector, kUnroll...
+  /// For: local arrays (LKernel::locals) that live for one iteration of this
+  /// loop; their contents do not carry from one iteration to the next.
+  std::vector<std::string> locals;
   LStmtPtr then_body, else_body;       ///< If
   std::string array;                   ///< Store
   std::vector<LExprPtr> indices;       ///< Store (Index each)
@@ -94,10 +97,11 @@ struct LStmt {
   std::string statement;               ///< Store: the polyhedral statement (NODE_k) it executes
 };
 
-/// An array a kernel reads or writes. Every array is a kernel argument;
-/// the runtime allocates temporaries (zero-filled) like outputs.
+/// An array a kernel reads or writes. Every array of LKernel::arrays is a
+/// kernel argument; the runtime allocates temporaries (zero-filled) like
+/// outputs. Local arrays (LKernel::locals) are the kernel's own storage.
 struct LArray {
-  enum class Role { Input, Output, Temporary };
+  enum class Role { Input, Output, Temporary, Local };
   std::string name;
   DType dtype = DType::F32;
   SymShape shape;  ///< extents; symbolic dims are kernel parameters
@@ -111,6 +115,10 @@ struct LKernel {
   std::vector<LArray> arrays;
   std::vector<std::string> params;
   LStmtPtr body;
+  /// Contracted temporaries (transforms/contract_arrays): not arguments; the
+  /// backend gives each a private buffer (constant shape, role Local) valid
+  /// for one iteration of the loop whose `locals` names it.
+  std::vector<LArray> locals;
   /// f32 lanes the backend uses for loops marked kVector (explicit vector
   /// code); 0 or 1 = scalar code with a vectorization hint only.
   int vector_lanes = 0;

@@ -2,6 +2,7 @@
 // expressions with the semantics documented in polyhedral/ast/loop_ast.h.
 #include "loop_ast_interpreter.h"
 
+#include <limits>
 #include <algorithm>
 #include <cmath>
 #include <optional>
@@ -167,8 +168,22 @@ private:
     case LStmtKind::For: {
       std::int64_t saved_present = env_.count(s.iterator);
       std::int64_t saved = saved_present ? env_[s.iterator] : 0;
-      for (env_[s.iterator] = index(*s.init); index(*s.cond); env_[s.iterator] += s.step)
+      for (env_[s.iterator] = index(*s.init); index(*s.cond); env_[s.iterator] += s.step) {
+        // Local arrays start every iteration filled with NaN: a value carried
+        // from an earlier iteration (an illegal contraction) shows in the results.
+        for (const std::string &l : s.locals) {
+          for (const auto &arr : kernel_.locals)
+            if (arr.name == l) {
+              Shape shape;
+              for (const Dim &d : arr.shape) shape.push_back(d.value);
+              Tensor t(arr.dtype, shape);
+              for (double &x : t.data) x = std::numeric_limits<double>::quiet_NaN();
+              arrays_.insert_or_assign(l, std::move(t));
+            }
+        }
         for (const auto &b : s.body) stmt(*b);
+      }
+      for (const std::string &l : s.locals) arrays_.erase(l);
       if (saved_present) env_[s.iterator] = saved;
       else env_.erase(s.iterator);
       return;

@@ -23,7 +23,7 @@
 #include "polyhedral/transforms/tile_bands.h"
 #include "src/pipeline/compile_graph.h"
 #include "src/runtime/init_data.h"
-#include "tests/unit/polyhedral/transforms/random_tree_edits.h"
+#include "polyhedral/transforms/tree_edit.h"
 #include "tests/unit/src/ops/op_cases.h"
 
 #include <doctest/doctest.h>
@@ -39,6 +39,13 @@
 #include <sstream>
 
 using namespace atl;
+using poly::distribute;
+using poly::find_candidates;
+using poly::fuse;
+using poly::mark_permutable;
+using poly::read_tree;
+using poly::to_schedule;
+using poly::TreeNode;
 using namespace atl::test;
 
 namespace {

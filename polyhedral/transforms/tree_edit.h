@@ -1,8 +1,9 @@
-// Fusion and distribution on a plain copy of a schedule tree, for the
-// random schedule tests: read an isl tree into TreeNode values, fuse two
-// sibling bands or distribute a band over its sequence, build the tree back,
-// and mark bands permutable where the dependences allow it. The results are
-// not checked for legality here: callers check them (check_legality).
+// Schedule-tree editing on a plain copy of the tree: read an isl tree into
+// TreeNode values, fuse two sibling bands or distribute a band over its
+// sequence, build the tree back, and mark bands permutable where the
+// dependences allow it. Used by fuse_sibling_bands and the random schedule
+// tests. Results are not checked for legality here: callers check them
+// (check_legality).
 #pragma once
 
 #include "polyhedral/deps/dependences.h"
@@ -14,13 +15,13 @@
 #include <utility>
 #include <vector>
 
-namespace atl::test {
+namespace atl::poly {
 
 /// A schedule-tree node as plain data (the kinds the schedulers make, plus
 /// marks). isl objects are optional: a null one cannot be copied.
 struct TreeNode {
   enum class Kind { Leaf, Band, Sequence, Set, Filter, Mark } kind = Kind::Leaf;
-  std::optional<poly::BandSpec> band;
+  std::optional<BandSpec> band;
   std::optional<isl::union_set> filter;
   std::optional<isl::id> mark;
   std::vector<TreeNode> children;
@@ -50,10 +51,10 @@ void find_candidates(TreeNode &tree, std::vector<std::pair<TreeNode *, std::size
 
 /// True when every validity dependence between instances of the band with
 /// equal outer schedule has a non-negative distance on every member.
-bool is_permutable(const poly::Dependences &deps, const isl::schedule_node_band &band);
+bool is_permutable(const Dependences &deps, const isl::schedule_node_band &band);
 
 /// The schedule with every band of several members that is provably
 /// permutable marked so.
-isl::schedule mark_permutable(const poly::Dependences &deps, isl::schedule schedule);
+isl::schedule mark_permutable(const Dependences &deps, isl::schedule schedule);
 
-}  // namespace atl::test
+}  // namespace atl::poly

@@ -1,11 +1,10 @@
-// Fusion and distribution on a plain copy of a schedule tree (see
-// random_tree_edits.h).
-#include "tests/unit/polyhedral/transforms/random_tree_edits.h"
+// Fusion and distribution on a plain copy of a schedule tree (see tree_edit.h).
+#include "polyhedral/transforms/tree_edit.h"
 
 #include <stdexcept>
 #include <string>
 
-namespace atl::test {
+namespace atl::poly {
 
 namespace {
 
@@ -17,13 +16,13 @@ isl::schedule_node build_tree(const TreeNode &t, isl::schedule_node at) {
   switch (t.kind) {
     case TreeNode::Kind::Leaf: return at;
     case TreeNode::Kind::Band: {
-      const poly::BandSpec &spec = *t.band;
+      const BandSpec &spec = *t.band;
       auto b = at.insert_partial_schedule(spec.schedule).as<isl::schedule_node_band>();
       b = b.set_permutable(spec.permutable ? 1 : 0);
       for (std::size_t m = 0; m < spec.coincident.size(); ++m)
         b = b.member_set_coincident(static_cast<int>(m), spec.coincident[m] ? 1 : 0);
       for (std::size_t m = 0; m < spec.loop_types.size(); ++m)
-        b = poly::member_set_ast_loop_type(b, static_cast<int>(m), spec.loop_types[m]);
+        b = member_set_ast_loop_type(b, static_cast<int>(m), spec.loop_types[m]);
       return below(b, t.children.at(0));
     }
     case TreeNode::Kind::Filter: return below(at.insert_filter(*t.filter), t.children.at(0));
@@ -54,7 +53,7 @@ TreeNode read_tree(const isl::schedule_node &n) {
   TreeNode t;
   if (n.isa<isl::schedule_node_band>()) {
     t.kind = TreeNode::Kind::Band;
-    t.band = poly::band_spec(n.as<isl::schedule_node_band>());
+    t.band = band_spec(n.as<isl::schedule_node_band>());
   } else if (n.isa<isl::schedule_node_sequence>() || n.isa<isl::schedule_node_set>()) {
     t.kind = n.isa<isl::schedule_node_sequence>() ? TreeNode::Kind::Sequence : TreeNode::Kind::Set;
   } else if (n.isa<isl::schedule_node_filter>()) {
@@ -62,7 +61,7 @@ TreeNode read_tree(const isl::schedule_node &n) {
     t.filter = n.as<isl::schedule_node_filter>().filter();
   } else if (n.isa<isl::schedule_node_mark>()) {
     t.kind = TreeNode::Kind::Mark;
-    t.mark = poly::mark_id(n.as<isl::schedule_node_mark>());
+    t.mark = mark_id(n.as<isl::schedule_node_mark>());
   } else {
     if (!n.isa<isl::schedule_node_leaf>()) throw std::invalid_argument("unexpected schedule node kind");
     return t;
@@ -77,17 +76,17 @@ isl::schedule to_schedule(const isl::union_set &domain, const TreeNode &t) {
 
 void fuse(TreeNode &seq, std::size_t i, int k) {
   TreeNode a = seq.children[i], b = seq.children[i + 1];
-  const poly::BandSpec &ba = *a.children[0].band, &bb = *b.children[0].band;
-  poly::BandSpec fused;
+  const BandSpec &ba = *a.children[0].band, &bb = *b.children[0].band;
+  BandSpec fused;
   fused.schedule = members(ba.schedule, 0, k, *a.filter).union_add(members(bb.schedule, 0, k, *b.filter));
   fused.coincident.assign(static_cast<std::size_t>(k), false);
   TreeNode inner{TreeNode::Kind::Sequence, {}, {}, {}, {}};
   for (TreeNode *side : {&a, &b}) {
-    const poly::BandSpec &old = *side->children[0].band;
+    const BandSpec &old = *side->children[0].band;
     int n = static_cast<int>(old.schedule.size());
     TreeNode rest = side->children[0].children.at(0);
     if (n > k) {
-      poly::BandSpec r;
+      BandSpec r;
       r.schedule = members(old.schedule, k, n, *side->filter);
       r.permutable = old.permutable;
       r.coincident.assign(static_cast<std::size_t>(n - k), false);
@@ -130,7 +129,7 @@ void find_candidates(TreeNode &t, std::vector<std::pair<TreeNode *, std::size_t>
   for (TreeNode &c : t.children) find_candidates(c, fusions, distributions);
 }
 
-bool is_permutable(const poly::Dependences &deps, const isl::schedule_node_band &band) {
+bool is_permutable(const Dependences &deps, const isl::schedule_node_band &band) {
   isl::union_map prefix = band.prefix_schedule_union_map();  // its domain: the instances at the band
   isl::union_set dom = prefix.domain();
   isl::union_map live = deps.validity().intersect_domain(dom).intersect_range(dom).intersect(
@@ -145,12 +144,12 @@ bool is_permutable(const poly::Dependences &deps, const isl::schedule_node_band 
   return live.apply_domain(f).apply_range(f).deltas().is_subset(nonneg);
 }
 
-isl::schedule mark_permutable(const poly::Dependences &deps, isl::schedule s) {
-  for (std::size_t p = 0; p < poly::collect_bands(s).size(); ++p) {
-    isl::schedule_node_band b = poly::collect_bands(s)[p];
+isl::schedule mark_permutable(const Dependences &deps, isl::schedule s) {
+  for (std::size_t p = 0; p < collect_bands(s).size(); ++p) {
+    isl::schedule_node_band b = collect_bands(s)[p];
     if (b.n_member() > 1 && !b.permutable() && is_permutable(deps, b)) s = b.set_permutable(1).schedule();
   }
   return s;
 }
 
-}  // namespace atl::test
+}  // namespace atl::poly

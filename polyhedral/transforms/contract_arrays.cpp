@@ -1,0 +1,243 @@
+// Array contraction: temporaries used within one iteration of an outer loop
+// nest become local buffers private to that iteration (see contract_arrays.h).
+#include "polyhedral/transforms/contract_arrays.h"
+
+#include <atoll/dtype.h>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace atl::poly {
+
+namespace {
+
+/// One access of an array: its subscripts and the loops around it, outermost first.
+struct Access {
+  const std::vector<LExprPtr> *indices = nullptr;
+  std::vector<const LStmt *> loops;
+};
+
+bool same(const LExpr &a, const LExpr &b) {
+  if (a.kind != b.kind || a.type != b.type || a.args.size() != b.args.size()) return false;
+  switch (a.kind) {
+  case LExprKind::Int: return a.ival == b.ival;
+  case LExprKind::Float: return a.fval == b.fval;
+  case LExprKind::Var: return a.name == b.name;
+  case LExprKind::Unary: if (a.unop != b.unop) return false; break;
+  case LExprKind::Binary: if (a.binop != b.binop) return false; break;
+  case LExprKind::Call: if (a.func != b.func) return false; break;
+  case LExprKind::Load: if (a.name != b.name) return false; break;
+  case LExprKind::Min: case LExprKind::Max: case LExprKind::Select: case LExprKind::GuardedLoad:
+  case LExprKind::ToValue: case LExprKind::ToIndex: break;
+  }
+  for (std::size_t i = 0; i < a.args.size(); ++i)
+    if (!same(*a.args[i], *b.args[i])) return false;
+  return true;
+}
+
+/// `iterator`, `iterator + c` or `iterator - c`.
+bool is_shifted_iterator(const LExpr &e, const std::string &iterator) {
+  if (e.kind == LExprKind::Var) return e.name == iterator;
+  return e.kind == LExprKind::Binary && e.type == LType::Index &&
+         (e.binop == compute::BinOp::Add || e.binop == compute::BinOp::Sub) && e.args[0]->kind == LExprKind::Var &&
+         e.args[0]->name == iterator && e.args[1]->kind == LExprKind::Int;
+}
+
+void variables(const LExpr &e, std::set<std::string> &out) {
+  if (e.kind == LExprKind::Var) out.insert(e.name);
+  for (const LExprPtr &a : e.args) variables(*a, out);
+}
+
+/// Every access of every array, with its loops.
+class AccessCollector {
+public:
+  std::map<std::string, std::vector<Access>> accesses;
+
+  void stmt(const LStmt &s) {
+    switch (s.kind) {
+    case LStmtKind::Block:
+      for (const LStmtPtr &c : s.body)
+        if (c) stmt(*c);
+      return;
+    case LStmtKind::For:
+      if (s.init) expr(*s.init);
+      loops_.push_back(&s);
+      if (s.cond) expr(*s.cond);
+      for (const LStmtPtr &c : s.body)
+        if (c) stmt(*c);
+      loops_.pop_back();
+      return;
+    case LStmtKind::If:
+      if (s.cond) expr(*s.cond);
+      if (s.then_body) stmt(*s.then_body);
+      if (s.else_body) stmt(*s.else_body);
+      return;
+    case LStmtKind::Store:
+      accesses[s.array].push_back(Access{&s.indices, loops_});
+      for (const LExprPtr &i : s.indices) expr(*i);
+      if (s.value) expr(*s.value);
+      return;
+    }
+  }
+
+private:
+  void expr(const LExpr &e) {
+    if (e.kind == LExprKind::Load) accesses[e.name].push_back(Access{&e.args, loops_});
+    for (const LExprPtr &a : e.args) expr(*a);
+  }
+
+  std::vector<const LStmt *> loops_;
+};
+
+/// How one temporary is contracted.
+struct Plan {
+  std::vector<bool> dropped;  ///< per dimension
+  const LStmt *scope = nullptr;
+};
+
+std::optional<Plan> plan_for(const LArray &array, const std::vector<Access> &accesses,
+                             const ContractOptions &options) {
+  if (accesses.empty()) return std::nullopt;
+  for (const Dim &d : array.shape)
+    if (d.is_symbolic()) return std::nullopt;
+  const std::size_t rank = array.shape.size();
+  // Loops around every access (a common prefix), and whether each dimension
+  // has the same subscript in every access.
+  std::vector<const LStmt *> common = accesses[0].loops;
+  for (const Access &a : accesses) {
+    std::size_t n = 0;
+    while (n < common.size() && n < a.loops.size() && common[n] == a.loops[n]) ++n;
+    common.resize(n);
+  }
+  std::vector<bool> uniform(rank, true);
+  for (const Access &a : accesses) {
+    if (a.indices->size() != rank) return std::nullopt;
+    for (std::size_t d = 0; d < rank; ++d)
+      if (!same(*(*a.indices)[d], *(*accesses[0].indices)[d])) uniform[d] = false;
+  }
+  const std::vector<LExprPtr> &idx = *accesses[0].indices;
+  // The chain C: outermost common loops, each the subscript of a uniform dimension.
+  std::vector<const LStmt *> chain;
+  for (const LStmt *loop : common) {
+    if (loop->marks.count(mark::kVector)) break;
+    bool bound = false;
+    for (std::size_t d = 0; d < rank && !bound; ++d) bound = uniform[d] && is_shifted_iterator(*idx[d], loop->iterator);
+    if (!bound) break;
+    chain.push_back(loop);
+  }
+  if (chain.empty()) return std::nullopt;
+  std::set<std::string> chain_iterators, all_iterators;
+  for (const LStmt *l : chain) chain_iterators.insert(l->iterator);
+  for (const Access &a : accesses)
+    for (const LStmt *l : a.loops) all_iterators.insert(l->iterator);
+  for (const Access &a : accesses)
+    for (const LStmt *l : a.loops)
+      if (l->marks.count(mark::kParallel) && std::find(chain.begin(), chain.end(), l) == chain.end())
+        return std::nullopt;
+  // Dimensions fixed within one iteration of C: the same expression of C's
+  // iterators (and parameters) in every access.
+  Plan plan;
+  plan.scope = chain.back();
+  plan.dropped.assign(rank, false);
+  bool gain = false;
+  std::int64_t bytes = dtype_size(array.dtype);
+  for (std::size_t d = 0; d < rank; ++d) {
+    if (uniform[d]) {
+      std::set<std::string> vars;
+      variables(*idx[d], vars);
+      bool fixed = true;
+      for (const std::string &v : vars)
+        if (all_iterators.count(v) && !chain_iterators.count(v)) fixed = false;
+      plan.dropped[d] = fixed;
+    }
+    if (plan.dropped[d]) gain |= array.shape[d].value > 1;
+    else bytes *= array.shape[d].value;
+  }
+  if (!gain || bytes > options.max_bytes) return std::nullopt;
+  return plan;
+}
+
+class Rewriter {
+public:
+  Rewriter(const std::map<std::string, Plan> &plans) : plans_(plans) {
+    for (const auto &[name, plan] : plans) scopes_[plan.scope].push_back(name);
+  }
+
+  LStmtPtr stmt(const LStmtPtr &s) {
+    if (!s) return s;
+    auto copy = std::make_shared<LStmt>(*s);
+    for (LStmtPtr &c : copy->body) c = stmt(c);
+    if (copy->then_body) copy->then_body = stmt(copy->then_body);
+    if (copy->else_body) copy->else_body = stmt(copy->else_body);
+    if (copy->init) copy->init = expr(copy->init);
+    if (copy->cond) copy->cond = expr(copy->cond);
+    if (copy->value) copy->value = expr(copy->value);
+    for (LExprPtr &i : copy->indices) i = expr(i);
+    if (copy->kind == LStmtKind::Store) copy->indices = subscripts(copy->array, copy->indices);
+    if (auto it = scopes_.find(s.get()); it != scopes_.end())
+      copy->locals.insert(copy->locals.end(), it->second.begin(), it->second.end());
+    return copy;
+  }
+
+private:
+  LExprPtr expr(const LExprPtr &e) {
+    auto copy = std::make_shared<LExpr>(*e);
+    for (LExprPtr &a : copy->args) a = expr(a);
+    if (copy->kind == LExprKind::Load) copy->args = subscripts(copy->name, copy->args);
+    return copy;
+  }
+
+  std::vector<LExprPtr> subscripts(const std::string &array, std::vector<LExprPtr> idx) const {
+    auto it = plans_.find(array);
+    if (it == plans_.end()) return idx;
+    for (std::size_t d = 0; d < idx.size(); ++d)
+      if (it->second.dropped[d]) idx[d] = build::integer(0);
+    return idx;
+  }
+
+  const std::map<std::string, Plan> &plans_;
+  std::map<const LStmt *, std::vector<std::string>> scopes_;
+};
+
+std::int64_t bytes_of(const LArray &a) {
+  std::int64_t n = dtype_size(a.dtype);
+  for (const Dim &d : a.shape) n *= d.value;
+  return n;
+}
+
+}  // namespace
+
+ContractResult contract_arrays(LKernel &kernel, const ContractOptions &options) {
+  ContractResult r;
+  if (!kernel.body) return r;
+  AccessCollector collect;
+  collect.stmt(*kernel.body);
+  std::map<std::string, Plan> plans;
+  for (const LArray &a : kernel.arrays) {
+    if (a.role != LArray::Role::Temporary) continue;
+    if (auto p = plan_for(a, collect.accesses[a.name], options)) plans.emplace(a.name, *p);
+  }
+  if (plans.empty()) return r;
+  kernel.body = Rewriter(plans).stmt(kernel.body);
+  std::vector<LArray> kept;
+  for (LArray &a : kernel.arrays) {
+    auto it = plans.find(a.name);
+    if (it == plans.end()) {
+      kept.push_back(std::move(a));
+      continue;
+    }
+    r.arrays.push_back(a.name);
+    r.bytes_before += bytes_of(a);
+    for (std::size_t d = 0; d < a.shape.size(); ++d)
+      if (it->second.dropped[d]) a.shape[d] = Dim(1);
+    a.role = LArray::Role::Local;
+    r.bytes_after += bytes_of(a);
+    kernel.locals.push_back(std::move(a));
+  }
+  kernel.arrays = std::move(kept);
+  return r;
+}
+
+}  // namespace atl::poly
