@@ -2,6 +2,7 @@
 #include "backends/cpu/lower_to_llvm.h"
 
 #include "backends/cpu/kernel_info.h"
+#include "backends/cpu/lower_reduction.h"
 #include "backends/cpu/vector_analysis.h"
 #include "backends/cpu/vector_math.h"
 
@@ -18,7 +19,10 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Metadata.h>
 #include <llvm/IR/Module.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <algorithm>
@@ -49,6 +53,7 @@ struct Frame {
   llvm::Function *fn = nullptr;
   std::map<std::string, ArrayView> arrays;
   std::map<std::string, llvm::Value *> vars;  ///< parameters and enclosing iterators
+  bool streamed = false;                      ///< has non-temporal stores: fence before returning
 };
 
 bool is_comparison(BinOp op) {
@@ -69,6 +74,8 @@ public:
     llvm::FastMathFlags fmf;
     fmf.setAllowContract();
     b_.setFastMathFlags(fmf);
+    if (lanes_ >= 4 && vt_->isFloatTy() && llvm::Triple(llvm::sys::getProcessTriple()).isX86())
+      streaming_ = streaming_stores(k, kStreamingBytes);
   }
 
   void run() {
@@ -103,6 +110,7 @@ private:
     for (std::size_t i = 0; i < params.size(); ++i) frame_.vars[k_.params[i]] = params[i];
     bind_arrays(ptrs);
     stmt(*k_.body);
+    fence_streams();
     b_.CreateRetVoid();
     return fn;
   }
@@ -175,6 +183,7 @@ private:
   // ---- statements ------------------------------------------------------------------------------
 
   void stmt(const LStmt &s) {
+    if (skipped_.count(&s)) return;
     switch (s.kind) {
     case LStmtKind::Block:
       for (const poly::LStmtPtr &c : s.body)
@@ -219,13 +228,7 @@ private:
       fmf.setAllowReassoc();
       b_.setFastMathFlags(fmf);
     }
-    switch (op) {
-    case compute::AssignOp::Assign: break;
-    case compute::AssignOp::Add: v = b_.CreateFAdd(old, v); break;
-    case compute::AssignOp::Mul: v = b_.CreateFMul(old, v); break;
-    case compute::AssignOp::Max: v = pick(v, old, true); break;
-    case compute::AssignOp::Min: v = pick(v, old, false); break;
-    }
+    v = emit_combine(b_, op, old, v);
     b_.setFastMathFlags(saved);
     return v;
   }
@@ -234,6 +237,10 @@ private:
     if (s.marks.count(poly::mark::kParallel))
       if (auto ub = loop_upper_bound(s)) return parallel_loop(s, *ub);
     llvm::Value *start = index(*s.init);
+    if (!promo_ && vector_reductions_allowed()) {
+      VectorReductionForm form = vector_reductions(k_, s);
+      if (!form.reductions.empty()) return reduction_loop(s, start, exclusive_end(*loop_upper_bound(s)), form);
+    }
     if (!promo_ && vt_->isFloatTy()) {
       std::set<std::string> arrays = promotable_accumulators(k_, s, lanes_, kMaxUnroll, kMaxAccumulators);
       if (!arrays.empty()) return promoted_loop(s, start, arrays);
@@ -252,6 +259,80 @@ private:
   static constexpr std::int64_t kMaxAccumulators = 40;
 
   bool vectorize(const LStmt &s) const { return lanes_ > 1 && vt_->isFloatTy() && has_vector_form(k_, s); }
+
+  /// Partial accumulators per reduction in vector reduction loops (4 hide an add's latency).
+  static constexpr std::int64_t kReductionCopies = 4;
+
+  bool vector_reductions_allowed() const { return lanes_ > 1 && (lanes_ & (lanes_ - 1)) == 0 && vt_->isFloatTy(); }
+
+  /// The partial accumulators of the vector reduction loop being emitted:
+  /// the reduction stores (vector_reductions) and their current values.
+  struct Partials {
+    std::vector<const LStmt *> stores;
+    std::vector<llvm::Value *> *acc = nullptr;
+  };
+  Partials *partials_ = nullptr;
+
+  /// Statements stmt() and vector_stmt() skip: the peeled conditions of the
+  /// vector reduction loop being emitted (they run once, after it).
+  std::set<const LStmt *> skipped_;
+
+  /// A kReduction loop whose reductions stay at one address (vector_reductions):
+  /// vector chunks with <lanes x float> partial accumulators (lower_reduction.h),
+  /// their fold combined into the stored values, scalar code for the remainder,
+  /// then the peeled conditions.
+  void reduction_loop(const LStmt &s, llvm::Value *start, llvm::Value *end, const VectorReductionForm &form) {
+    const std::vector<const LStmt *> &reductions = form.reductions;
+    VectorReductionLoop spec;
+    spec.lanes = lanes_;
+    spec.copies = kReductionCopies;
+    spec.name = s.iterator;
+    for (const LStmt *r : reductions) spec.ops.push_back(r->op);
+    auto saved = frame_.vars.find(s.iterator) == frame_.vars.end() ? std::optional<llvm::Value *>()
+                                                                    : std::optional<llvm::Value *>(frame_.vars[s.iterator]);
+    std::set<const LStmt *> outer_skipped = skipped_;
+    skipped_.insert(form.peeled.begin(), form.peeled.end());
+    Partials partials{reductions, nullptr};
+    VectorReductionResult res = emit_vector_reduction_loop(b_, start, end, spec, [&](llvm::Value *iv, std::vector<llvm::Value *> &acc) {
+      frame_.vars[s.iterator] = iv;
+      partials.acc = &acc;
+      partials_ = &partials;
+      vector_body(s);
+      partials_ = nullptr;
+    });
+    // The addresses do not depend on the iterator; nothing else in the loop reads or writes them.
+    ++reduction_depth_;
+    for (std::size_t r = 0; r < reductions.size(); ++r) {
+      const ArrayView &a = view(reductions[r]->array);
+      llvm::Value *p = element_ptr(a, offset(a, index_list(reductions[r]->indices)));
+      b_.CreateStore(combine(reductions[r]->op, b_.CreateLoad(b_.getFloatTy(), p), res.totals[r]), p);
+    }
+    --reduction_depth_;
+    LStmt scalar = s;
+    scalar.marks.erase(poly::mark::kVector);
+    counted_loop(scalar, res.next, [&](llvm::Value *i) { return b_.CreateICmpSLT(i, end); });
+    skipped_ = outer_skipped;
+    for (const LStmt *p : form.peeled) peeled_condition(*p, s.iterator, start, end);
+    if (saved) frame_.vars[s.iterator] = *saved;
+    else frame_.vars.erase(s.iterator);
+  }
+
+  /// if (iterator == e) body, taken out of a loop over [start, end):
+  /// the body with the iterator at e, when e is one of the loop's iterations.
+  void peeled_condition(const LStmt &c, const std::string &iterator, llvm::Value *start, llvm::Value *end) {
+    const LExpr &l = *c.cond->args[0], &r = *c.cond->args[1];
+    const LExpr &at = l.kind == LExprKind::Var && l.name == iterator ? r : l;
+    llvm::Value *e = index(at);
+    llvm::Value *inside = b_.CreateAnd(b_.CreateICmpSGE(e, start), b_.CreateICmpSLT(e, end));
+    auto *then_bb = llvm::BasicBlock::Create(ctx_, iterator + ".peeled", frame_.fn);
+    auto *merge = llvm::BasicBlock::Create(ctx_, iterator + ".peeled.end", frame_.fn);
+    b_.CreateCondBr(inside, then_bb, merge);
+    b_.SetInsertPoint(then_bb);
+    frame_.vars[iterator] = e;
+    stmt(*c.then_body);
+    b_.CreateBr(merge);
+    b_.SetInsertPoint(merge);
+  }
 
   llvm::Value *exclusive_end(const LoopUpperBound &ub) {
     llvm::Value *e = index(*ub.bound);
@@ -297,6 +378,8 @@ private:
       if (*trip % w) unrolled_loop(scalar, b_.CreateNSWAdd(start, b_.getInt64(chunks * w)), *trip % w);
       return;
     }
+    const LStmt *stream = streaming_store_in(s);
+    if (stream) start = align_for_stream(scalar, *stream, start, end);
     // for (v = start; v + w <= end; v += w) vector body
     llvm::BasicBlock *pre = b_.GetInsertBlock();
     auto *header = llvm::BasicBlock::Create(ctx_, s.iterator + ".vheader", frame_.fn);
@@ -309,12 +392,64 @@ private:
     b_.CreateCondBr(b_.CreateICmpSLE(b_.CreateNSWAdd(iv, b_.getInt64(w)), end), body, exit);
     b_.SetInsertPoint(body);
     frame_.vars[s.iterator] = iv;
+    streaming_now_ = stream;
     vector_body(s);
+    streaming_now_ = nullptr;
     iv->addIncoming(b_.CreateNSWAdd(iv, b_.getInt64(w)), b_.GetInsertBlock());
     b_.CreateBr(header);
     b_.SetInsertPoint(exit);
     restore();
     counted_loop(scalar, iv, [&](llvm::Value *i) { return b_.CreateICmpSLT(i, end); });
+  }
+
+  // ---- non-temporal stores -----------------------------------------------------------------------
+  //
+  // A large output written for the last time in a vector loop (streaming_stores)
+  // bypasses the caches: no read for ownership, no eviction of the inputs.
+  // Measured on the memory-bound cases of bench/memory_bench.cpp (64 MB: ~1.2x).
+
+  /// Outputs of at least this size are streamed (about half a server L3).
+  static constexpr std::int64_t kStreamingBytes = std::int64_t(16) << 20;
+
+  std::set<const LStmt *> streaming_;       ///< streaming_stores of the kernel (x86 hosts)
+  const LStmt *streaming_now_ = nullptr;   ///< the streaming store of the vector body being emitted
+
+  /// The one streaming store among the stores of a vector loop's body, or null.
+  const LStmt *streaming_store_in(const LStmt &loop) const {
+    std::vector<const LStmt *> found;
+    std::function<void(const LStmt &)> walk = [&](const LStmt &x) {
+      if (x.kind == LStmtKind::Store && streaming_.count(&x)) found.push_back(&x);
+      for (const poly::LStmtPtr &c : x.body)
+        if (c) walk(*c);
+    };
+    walk(loop);
+    return found.size() == 1 ? found[0] : nullptr;
+  }
+
+  /// Scalar iterations from `start` until the streaming store's address is
+  /// aligned to a whole vector (at most lanes - 1, never past `end`); returns
+  /// where the vector loop starts.
+  llvm::Value *align_for_stream(const LStmt &scalar, const LStmt &store, llvm::Value *start, llvm::Value *end) {
+    auto saved = frame_.vars.find(scalar.iterator) == frame_.vars.end()
+                     ? std::optional<llvm::Value *>()
+                     : std::optional<llvm::Value *>(frame_.vars[scalar.iterator]);
+    frame_.vars[scalar.iterator] = start;
+    const ArrayView &a = view(store.array);
+    llvm::Value *p = element_ptr(a, offset(a, index_list(store.indices)));
+    const std::int64_t bytes = lanes_ * 4;
+    llvm::Value *misaligned = b_.CreateAnd(b_.CreatePtrToInt(p, i64_), bytes - 1);
+    llvm::Value *peel = b_.CreateLShr(b_.CreateAnd(b_.CreateSub(b_.getInt64(bytes), misaligned), bytes - 1), 2);
+    llvm::Value *aligned = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateNSWAdd(start, peel), end);
+    if (saved) frame_.vars[scalar.iterator] = *saved;
+    else frame_.vars.erase(scalar.iterator);
+    counted_loop(scalar, start, [&](llvm::Value *i) { return b_.CreateICmpSLT(i, aligned); });
+    return aligned;
+  }
+
+  /// sfence when the function made non-temporal stores: they are weakly
+  /// ordered, and other threads read the outputs after the kernel returns.
+  void fence_streams() {
+    if (frame_.streamed) b_.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {}, {});
   }
 
   /// A guarded load along the vector: a masked load whose lanes outside the
@@ -357,12 +492,28 @@ private:
         if (c) vector_stmt(*c);
       return;
     }
+    if (skipped_.count(&s)) return;
     ATOLL_ASSERT(s.kind == LStmtKind::Store, "vector loop body with a loop or a condition");
+    if (partials_)
+      for (std::size_t r = 0; r < partials_->stores.size(); ++r)
+        if (partials_->stores[r] == &s) {
+          llvm::Value *&acc = (*partials_->acc)[r];
+          acc = combine(s.op, acc, vector_value(*s.value));
+          return;
+        }
     const ArrayView &a = view(s.array);
     llvm::Value *p = element_ptr(a, offset(a, index_list(s.indices)));
     if (promoted(s)) return promoted_store(s, p, true);
     llvm::Value *v = vector_value(*s.value);
     if (s.op != compute::AssignOp::Assign) v = combine(s.op, b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4)), v);
+    if (&s == streaming_now_) {
+      // Aligned by align_for_stream; the fence comes before the function returns.
+      llvm::StoreInst *st = b_.CreateAlignedStore(v, p, llvm::Align(lanes_ * 4));
+      st->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                      llvm::MDNode::get(ctx_, llvm::ConstantAsMetadata::get(b_.getInt32(1))));
+      frame_.streamed = true;
+      return;
+    }
     b_.CreateAlignedStore(v, p, llvm::Align(4));
   }
 
@@ -466,6 +617,12 @@ private:
     case LExprKind::Float: return splat(llvm::ConstantFP::get(vt_, e.fval));
     case LExprKind::Unary: return b_.CreateFNeg(vector_value(*e.args[0]));
     case LExprKind::Binary: {
+      if (e.binop == BinOp::Div && coefficient(*e.args[1], current_vector_iterator_) == 0) {
+        // A divisor that does not move: one reciprocal (hoisted), a multiply
+        // per lane; within 1.5 ulp of the division (Softmax's normalisation).
+        llvm::Value *r = b_.CreateFDiv(llvm::ConstantFP::get(vt_, 1.0), value(*e.args[1]));
+        return b_.CreateFMul(vector_value(*e.args[0]), splat(r));
+      }
       llvm::Value *a = vector_value(*e.args[0]), *b = vector_value(*e.args[1]);
       switch (e.binop) {
       case BinOp::Add: return b_.CreateFAdd(a, b);
@@ -605,6 +762,7 @@ private:
     llvm::Value *stop = b_.CreateNSWAdd(wstart, b_.CreateNSWMul(wend, step));
     if (vectorize(s)) vector_loop(s, first, stop, std::nullopt);
     else counted_loop(s, first, [&](llvm::Value *iv) { return b_.CreateICmpSLT(iv, stop); });
+    fence_streams();
     b_.CreateRetVoid();
 
     // The trampoline atoll_parallel_for calls: unpack ctx, call the worker.
@@ -767,10 +925,7 @@ private:
   }
 
   /// NaN-propagating min/max as the evaluator computes it: (isnan(a) || a OP b) ? a : b.
-  llvm::Value *pick(llvm::Value *a, llvm::Value *b, bool max) {
-    llvm::Value *better = max ? b_.CreateFCmpOGT(a, b) : b_.CreateFCmpOLT(a, b);
-    return b_.CreateSelect(b_.CreateOr(b_.CreateFCmpUNO(a, a), better), a, b);
-  }
+  llvm::Value *pick(llvm::Value *a, llvm::Value *b, bool max) { return emit_pick(b_, a, b, max); }
 
   llvm::Value *floor_div(llvm::Value *a, llvm::Value *d, bool mod) {
     llvm::Value *q = b_.CreateSDiv(a, d);

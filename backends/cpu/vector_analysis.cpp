@@ -221,6 +221,37 @@ struct ReductionBody {
   }
 };
 
+/// The last statement touching each array, in program order (null: a loop
+/// bound or a condition).
+void last_touch(const LStmt &s, std::map<std::string, const LStmt *> &last) {
+  std::set<std::string> read;
+  switch (s.kind) {
+  case LStmtKind::Block:
+    for (const auto &b : s.body)
+      if (b) last_touch(*b, last);
+    return;
+  case LStmtKind::For:
+    if (s.init) loaded(*s.init, read);
+    if (s.cond) loaded(*s.cond, read);
+    for (const std::string &a : read) last[a] = nullptr;
+    for (const auto &b : s.body)
+      if (b) last_touch(*b, last);
+    return;
+  case LStmtKind::If:
+    loaded(*s.cond, read);
+    for (const std::string &a : read) last[a] = nullptr;
+    if (s.then_body) last_touch(*s.then_body, last);
+    if (s.else_body) last_touch(*s.else_body, last);
+    return;
+  case LStmtKind::Store:
+    loaded(*s.value, read);
+    for (const auto &i : s.indices) loaded(*i, read);
+    for (const std::string &a : read) last[a] = &s;
+    last[s.array] = &s;
+    return;
+  }
+}
+
 struct StraightLine {
   const poly::LKernel &k;
   std::int64_t lanes, max_unroll;
@@ -327,6 +358,25 @@ VectorReductionForm vector_reductions(const poly::LKernel &k, const LStmt &loop)
     if (b && !body.collect(*b)) return {};
   if (body.form.reductions.empty() || !body.independent()) return {};
   return body.form;
+}
+
+std::set<const LStmt *> streaming_stores(const poly::LKernel &k, std::int64_t min_bytes) {
+  std::map<std::string, const LStmt *> last;
+  if (k.body) last_touch(*k.body, last);
+  std::set<const LStmt *> out;
+  for (const poly::LArray &a : k.arrays) {
+    if (a.role != poly::LArray::Role::Output || a.dtype != DType::F32) continue;
+    std::int64_t bytes = 4;
+    bool constant = true;
+    for (const Dim &d : a.shape) {
+      if (d.is_symbolic()) constant = false;
+      else bytes *= d.value;
+    }
+    auto it = last.find(a.name);
+    if (constant && bytes >= min_bytes && it != last.end() && it->second && it->second->array == a.name)
+      out.insert(it->second);
+  }
+  return out;
 }
 
 std::optional<std::int64_t> coefficient(const LExpr &e, const std::string &it) {

@@ -52,6 +52,12 @@ struct VectorReductionForm {
 /// body and is not read there. Empty reductions when the loop does not qualify.
 VectorReductionForm vector_reductions(const poly::LKernel &kernel, const poly::LStmt &loop);
 
+/// Stores that may bypass the caches (non-temporal): each writes an f32
+/// output array of constant shape and at least `min_bytes`, and is the last
+/// statement of the kernel (in program order) that reads or writes that
+/// array, so nothing in the kernel reads what it writes back from memory.
+std::set<const poly::LStmt *> streaming_stores(const poly::LKernel &kernel, std::int64_t min_bytes);
+
 /// The arrays whose elements a reduction loop can keep in registers: the
 /// loop's body is straight-line once lowered (loops fully unrolled: kUnroll
 /// or vector loops with short constant trip counts, no parallel loops, no

@@ -1,0 +1,313 @@
+// Vector reduction loops: partial <lanes x float> accumulators for kReduction loops whose reductions stay at one address.
+#include "tests/unit/backends/cpu/test_kernels.h"
+
+#include "backends/cpu/vector_analysis.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <random>
+
+namespace atl::cpu::test {
+namespace {
+
+using namespace poly::build;
+using compute::AssignOp;
+using compute::BinOp;
+using Role = poly::LArray::Role;
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+/// R[i] op= X[i, j] over j (marked kReduction), N x M parameters.
+poly::LKernel row_reduce(const std::string &name, AssignOp op, int lanes, std::set<std::string> marks = {poly::mark::kReduction}) {
+  auto inner = loop_to("j", var("M"), store("R", {var("i")}, load("X", {var("i"), var("j")}), op), marks);
+  auto k = kernel(name, {array("X", DType::F32, {Dim::sym("N"), Dim::sym("M")}, Role::Input),
+                         array("R", DType::F32, {Dim::sym("N")}, Role::Output)},
+                  {"N", "M"}, loop_to("i", var("N"), inner, {poly::mark::kParallel}));
+  k.vector_lanes = lanes;
+  return k;
+}
+
+/// Softmax's middle phase: P[i, j] = exp(X[i, j] - Mx[i]) (moves) next to S[i] += P[i, j] (stays),
+/// and a second reduction Q[i] max= X[i, j] in the same loop.
+poly::LKernel exp_sum(const std::string &name, int lanes) {
+  auto body = block({store("P", {var("i"), var("j")},
+                           call(compute::Func::Exp, {binary(BinOp::Sub, load("X", {var("i"), var("j")}), load("Mx", {var("i")}))})),
+                     store("S", {var("i")}, load("P", {var("i"), var("j")}), AssignOp::Add),
+                     store("Q", {var("i")}, load("X", {var("i"), var("j")}), AssignOp::Max)});
+  auto inner = loop_to("j", var("M"), body, {poly::mark::kReduction});
+  auto k = kernel(name, {array("X", DType::F32, {Dim::sym("N"), Dim::sym("M")}, Role::Input),
+                         array("Mx", DType::F32, {Dim::sym("N")}, Role::Input),
+                         array("P", DType::F32, {Dim::sym("N"), Dim::sym("M")}, Role::Output),
+                         array("S", DType::F32, {Dim::sym("N")}, Role::Output),
+                         array("Q", DType::F32, {Dim::sym("N")}, Role::Output)},
+                  {"N", "M"}, loop_to("i", var("N"), inner));
+  k.vector_lanes = lanes;
+  return k;
+}
+
+const poly::LStmt *first_reduction_loop(const poly::LStmt &s) {
+  if (s.kind == poly::LStmtKind::For && s.marks.count(poly::mark::kReduction)) return &s;
+  for (const auto &b : s.body)
+    if (const poly::LStmt *f = b ? first_reduction_loop(*b) : nullptr) return f;
+  return nullptr;
+}
+
+/// The loop over j.
+const poly::LStmt *inner_loop(const poly::LStmt &s) {
+  if (s.kind == poly::LStmtKind::For && s.iterator == "j") return &s;
+  for (const auto &b : s.body)
+    if (const poly::LStmt *f = b ? inner_loop(*b) : nullptr) return f;
+  return nullptr;
+}
+
+std::size_t count(const std::string &text, const std::string &what) {
+  std::size_t n = 0;
+  for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+/// Phis of type `type` (the builder adds fast-math flags to floating-point phis).
+std::size_t phis(const std::string &ir, const std::string &type) {
+  std::size_t n = 0, start = 0;
+  while (start < ir.size()) {
+    std::size_t end = ir.find('\n', start);
+    if (end == std::string::npos) end = ir.size();
+    std::string line = ir.substr(start, end - start);
+    std::size_t at = line.find("= phi ");
+    if (at != std::string::npos && line.find(type + " [", at) != std::string::npos) ++n;
+    start = end + 1;
+  }
+  return n;
+}
+
+double fold(AssignOp op, double acc, double v) {
+  switch (op) {
+  case AssignOp::Add: return acc + v;
+  case AssignOp::Mul: return acc * v;
+  case AssignOp::Max: return std::isnan(v) || v > acc ? v : acc;
+  case AssignOp::Min: return std::isnan(v) || v < acc ? v : acc;
+  case AssignOp::Assign: return v;
+  }
+  return v;
+}
+
+const char *op_name(AssignOp op) {
+  switch (op) {
+  case AssignOp::Add: return "sum";
+  case AssignOp::Mul: return "product";
+  case AssignOp::Max: return "max";
+  case AssignOp::Min: return "min";
+  case AssignOp::Assign: return "assign";
+  }
+  return "?";
+}
+
+/// Runs row_reduce kernels named PREFIX0.. on rows of 1..40 elements (X from `value`,
+/// R started at `init`) and checks each row against a double-precision fold.
+void check_rows(const std::vector<std::pair<std::string, std::unique_ptr<CpuExecutable>>> &exes,
+                const std::vector<std::pair<std::string, AssignOp>> &kernels,
+                const std::function<double(std::int64_t, std::int64_t)> &value, double init) {
+  for (const auto &[path, exe] : exes)
+    for (const auto &[name, op] : kernels)
+      for (std::int64_t m = 1; m <= 40; ++m) {
+        const std::int64_t n = 3;
+        Buffer X(DType::F32, static_cast<std::size_t>(n * m)), R(DType::F32, static_cast<std::size_t>(n));
+        for (std::int64_t r = 0; r < n; ++r) {
+          R.set(static_cast<std::size_t>(r), init);
+          for (std::int64_t c = 0; c < m; ++c) X.set(static_cast<std::size_t>(r * m + c), value(r, c));
+        }
+        void *arrays[] = {X.data(), R.data()};
+        std::int64_t params[] = {n, m};
+        exe->run(name, arrays, params);
+        for (std::int64_t r = 0; r < n; ++r) {
+          double want = init, scale = std::abs(init);
+          for (std::int64_t c = 0; c < m; ++c) {
+            double x = X.get(static_cast<std::size_t>(r * m + c));
+            want = fold(op, want, x);
+            scale += std::abs(x);
+          }
+          double got = R.get(static_cast<std::size_t>(r));
+          INFO(path << " " << name << " " << op_name(op) << " m " << m << " row " << r << " got " << got << " want " << want);
+          if (std::isnan(want)) CHECK(std::isnan(got));
+          else if (op == AssignOp::Max || op == AssignOp::Min || std::isinf(want)) CHECK(got == want);
+          else CHECK(std::abs(got - want) <= 1e-6 * std::max(1.0, op == AssignOp::Mul ? std::abs(want) : scale));
+        }
+      }
+}
+
+TEST_SUITE("backends") {
+
+TEST_CASE("cpu vector reductions: a kReduction loop keeps 4 partial <16 x float> accumulators and folds them") {
+  poly::LKernel k = row_reduce("rsum", AssignOp::Add, 16);
+  auto reds = vector_reductions(k, *first_reduction_loop(*k.body)).reductions;
+  REQUIRE(reds.size() == 1);
+  CHECK(reds[0]->array == "R");
+  std::string ir = emit_llvm_ir({k});
+  CHECK(phis(ir, "<16 x float>") == 5);  // 4 partials in the main loop, 1 in the 16-lane tail
+  CHECK(count(ir, "load <16 x float>") == 5);  // one per chunk: 4 in the main loop, 1 in the tail
+  CHECK(ir.find("fadd reassoc contract <16 x float>") != std::string::npos);
+  CHECK(ir.find("shufflevector <16 x float>") != std::string::npos);  // the horizontal fold
+  CHECK(ir.find("j.vr.header") != std::string::npos);
+  // 8 lanes: the same shape with <8 x float>.
+  std::string ir8 = emit_llvm_ir({row_reduce("rsum8", AssignOp::Add, 8)});
+  CHECK(phis(ir8, "<8 x float>") == 5);
+  CHECK(ir8.find("<16 x float>") == std::string::npos);
+}
+
+TEST_CASE("cpu vector reductions: sum, product, max and min over rows of 1..40 elements match a scalar fold") {
+  std::vector<poly::LKernel> ks;
+  std::vector<std::pair<std::string, AssignOp>> names;
+  for (AssignOp op : {AssignOp::Add, AssignOp::Mul, AssignOp::Max, AssignOp::Min})
+    for (int lanes : {16, 8, 4, 0}) {
+      std::string name = std::string(op_name(op)) + std::to_string(lanes);
+      ks.push_back(row_reduce(name, op, lanes));
+      names.emplace_back(name, op);
+    }
+  auto exes = both_paths(ks);
+  // Products stay near 1 (1 +- 1/64); the others see values of both signs.
+  std::vector<std::pair<std::string, AssignOp>> prods, others;
+  for (const auto &n : names) (n.second == AssignOp::Mul ? prods : others).push_back(n);
+  check_rows(exes, others, [](std::int64_t r, std::int64_t c) { return ((r * 41 + c * 17) % 23) - 11.5; }, 0.25);
+  check_rows(exes, prods, [](std::int64_t r, std::int64_t c) { return 1 + (((r * 7 + c * 5) % 9) - 4) / 64.0; }, 1.0);
+}
+
+TEST_CASE("cpu vector reductions: NaN and infinities behave as in scalar code") {
+  std::vector<poly::LKernel> ks;
+  std::vector<std::pair<std::string, AssignOp>> names;
+  for (AssignOp op : {AssignOp::Add, AssignOp::Max, AssignOp::Min}) {
+    std::string name = std::string("nan_") + op_name(op);
+    ks.push_back(row_reduce(name, op, 16));
+    names.emplace_back(name, op);
+  }
+  auto exes = both_paths(ks);
+  // Row 0: a NaN (in the vector part or the remainder, by m); row 1: +inf; row 2: -inf.
+  auto special = [](std::int64_t r, std::int64_t c) {
+    if (c == 5) return r == 0 ? std::nan("") : r == 1 ? kInf : -kInf;
+    return static_cast<double>(c % 7) - 3;
+  };
+  check_rows(exes, names, special, 0);
+  // +inf and -inf in one row: the sum is NaN; max and min are the infinities.
+  check_rows(exes, names, [](std::int64_t, std::int64_t c) { return c == 3 ? kInf : c == 20 ? -kInf : 1.0; }, 0);
+  // Every element -inf: max keeps -inf (the identity is not mistaken for data).
+  check_rows(exes, names, [](std::int64_t, std::int64_t) { return -kInf; }, -kInf);
+}
+
+TEST_CASE("cpu vector reductions: stores that move with the loop are vector stores next to the accumulators") {
+  poly::LKernel k = exp_sum("es", 16);
+  auto reds = vector_reductions(k, *first_reduction_loop(*k.body)).reductions;
+  REQUIRE(reds.size() == 2);
+  std::string ir = emit_llvm_ir({k});
+  CHECK(phis(ir, "<16 x float>") == 10);  // two reductions x (4 + 1)
+  CHECK(count(ir, "store <16 x float>") == 5);  // P: one per chunk
+  for (const auto &[path, exe] : both_paths({k}))
+    for (std::int64_t m : {1, 15, 16, 17, 33, 64, 65, 100}) {
+      const std::int64_t n = 2;
+      Buffer X(DType::F32, n * m), Mx(DType::F32, n), P(DType::F32, n * m), S(DType::F32, n), Q(DType::F32, n);
+      for (std::int64_t r = 0; r < n; ++r) {
+        Mx.set(r, 2);
+        S.set(r, 0);
+        Q.set(r, -kInf);
+        for (std::int64_t c = 0; c < m; ++c) X.set(r * m + c, std::sin(0.37 * c + r));
+      }
+      void *arrays[] = {X.data(), Mx.data(), P.data(), S.data(), Q.data()};
+      std::int64_t params[] = {n, m};
+      exe->run("es", arrays, params);
+      for (std::int64_t r = 0; r < n; ++r) {
+        double sum = 0, mx = -kInf;
+        for (std::int64_t c = 0; c < m; ++c) {
+          double x = X.get(r * m + c), p = std::exp(x - 2);
+          CHECK(std::abs(P.get(r * m + c) - p) <= 1e-6 * p);
+          sum += P.get(r * m + c);
+          mx = std::max(mx, x);
+        }
+        INFO(path << " m " << m << " row " << r);
+        CHECK(std::abs(S.get(r) - sum) <= 1e-6 * sum);
+        CHECK(Q.get(r) == mx);
+      }
+    }
+}
+
+TEST_CASE("cpu vector reductions: an initialisation in one iteration (if j == e) runs once, after the loop") {
+  // for j (reduction) { if (j == M - 1 + shift) S[i] = 7; Mx[i] max= X[i, j] }: shift 0 runs it, shift 1 does not.
+  std::vector<poly::LKernel> ks;
+  for (int shift : {0, 1}) {
+    auto at = binary(BinOp::Add, binary(BinOp::Sub, var("M"), integer(1)), integer(shift));
+    auto body = block({branch(binary(BinOp::Eq, var("j"), at), store("S", {var("i")}, real(7))),
+                       store("Mx", {var("i")}, load("X", {var("i"), var("j")}), AssignOp::Max)});
+    auto k = kernel("peel" + std::to_string(shift),
+                    {array("X", DType::F32, {Dim::sym("N"), Dim::sym("M")}, Role::Input),
+                     array("S", DType::F32, {Dim::sym("N")}, Role::Output),
+                     array("Mx", DType::F32, {Dim::sym("N")}, Role::Output)},
+                    {"N", "M"}, loop_to("i", var("N"), loop_to("j", var("M"), body, {poly::mark::kReduction})));
+    k.vector_lanes = 16;
+    VectorReductionForm form = vector_reductions(k, *first_reduction_loop(*k.body));
+    CHECK(form.reductions.size() == 1);
+    CHECK(form.peeled.size() == 1);
+    ks.push_back(k);
+  }
+  CHECK(phis(emit_llvm_ir({ks[0]}), "<16 x float>") == 5);
+  for (const auto &[path, exe] : both_paths(ks))
+    for (int shift : {0, 1})
+      for (std::int64_t m : {1, 16, 17, 40, 64, 70}) {
+        Buffer X(DType::F32, 2 * m), S(DType::F32, 2), Mx(DType::F32, 2);
+        for (std::int64_t e = 0; e < 2 * m; ++e) X.set(e, (e * 13) % 29);
+        for (int r = 0; r < 2; ++r) S.set(r, -1), Mx.set(r, -kInf);
+        void *arrays[] = {X.data(), S.data(), Mx.data()};
+        std::int64_t params[] = {2, m};
+        exe->run("peel" + std::to_string(shift), arrays, params);
+        for (std::int64_t r = 0; r < 2; ++r) {
+          double mx = -kInf;
+          for (std::int64_t c = 0; c < m; ++c) mx = std::max(mx, X.get(r * m + c));
+          INFO(path << " shift " << shift << " m " << m);
+          CHECK(Mx.get(r) == mx);
+          CHECK(S.get(r) == (shift == 0 ? 7 : -1));
+        }
+      }
+  // The condition's store may not touch what the loop reads: Mx read there blocks the peeling.
+  auto bad = block({branch(binary(BinOp::Eq, var("j"), integer(3)), store("S", {var("i")}, load("Mx", {var("i")}))),
+                    store("Mx", {var("i")}, load("X", {var("i"), var("j")}), AssignOp::Max)});
+  auto kb = kernel("bad", {array("X", DType::F32, {Dim::sym("N"), Dim::sym("M")}, Role::Input),
+                           array("S", DType::F32, {Dim::sym("N")}, Role::Output),
+                           array("Mx", DType::F32, {Dim::sym("N")}, Role::Output)},
+                   {"N", "M"}, loop_to("i", var("N"), loop_to("j", var("M"), bad, {poly::mark::kReduction})));
+  kb.vector_lanes = 16;
+  CHECK(vector_reductions(kb, *first_reduction_loop(*kb.body)).reductions.empty());
+}
+
+TEST_CASE("cpu vector reductions: loops that do not qualify keep scalar code") {
+  // No kReduction mark: re-association is not allowed.
+  poly::LKernel plain = row_reduce("plain", AssignOp::Add, 16, {});
+  CHECK(vector_reductions(plain, *inner_loop(*plain.body)).reductions.empty());
+  CHECK(phis(emit_llvm_ir({plain}), "<16 x float>") == 0);
+  // The accumulator is read in the body.
+  auto reads = loop_to("j", var("M"),
+                       store("R", {var("i")}, binary(BinOp::Mul, load("X", {var("i"), var("j")}), load("R", {var("i")})),
+                             AssignOp::Add),
+                       {poly::mark::kReduction});
+  auto k = kernel("reads", {array("X", DType::F32, {Dim::sym("N"), Dim::sym("M")}, Role::Input),
+                            array("R", DType::F32, {Dim::sym("N")}, Role::Output)},
+                  {"N", "M"}, loop_to("i", var("N"), reads));
+  k.vector_lanes = 16;
+  CHECK(vector_reductions(k, *first_reduction_loop(*k.body)).reductions.empty());
+  // A plain assignment at a fixed address (the last iteration wins): not a reduction.
+  auto last = loop_to("j", var("M"), store("R", {var("i")}, load("X", {var("i"), var("j")})), {poly::mark::kReduction});
+  auto k2 = kernel("last", {array("X", DType::F32, {Dim::sym("N"), Dim::sym("M")}, Role::Input),
+                            array("R", DType::F32, {Dim::sym("N")}, Role::Output)},
+                   {"N", "M"}, loop_to("i", var("N"), last));
+  CHECK(vector_reductions(k2, *first_reduction_loop(*k2.body)).reductions.empty());
+  // A stride-2 load: no vector form.
+  auto strided = loop_to("j", var("M"),
+                         store("R", {var("i")}, load("X", {var("i"), binary(BinOp::Mul, var("j"), integer(2))}), AssignOp::Add),
+                         {poly::mark::kReduction});
+  auto k3 = kernel("strided", {array("X", DType::F32, {Dim::sym("N"), Dim::sym("M")}, Role::Input),
+                               array("R", DType::F32, {Dim::sym("N")}, Role::Output)},
+                   {"N", "M"}, loop_to("i", var("N"), strided));
+  CHECK(vector_reductions(k3, *first_reduction_loop(*k3.body)).reductions.empty());
+}
+}
+
+}  // namespace
+}  // namespace atl::cpu::test
