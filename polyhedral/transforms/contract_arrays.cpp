@@ -100,8 +100,6 @@ struct Plan {
 std::optional<Plan> plan_for(const LArray &array, const std::vector<Access> &accesses,
                              const ContractOptions &options) {
   if (accesses.empty()) return std::nullopt;
-  for (const Dim &d : array.shape)
-    if (d.is_symbolic()) return std::nullopt;
   const std::size_t rank = array.shape.size();
   // Loops around every access (a common prefix), and whether each dimension
   // has the same subscript in every access.
@@ -152,8 +150,12 @@ std::optional<Plan> plan_for(const LArray &array, const std::vector<Access> &acc
         if (all_iterators.count(v) && !chain_iterators.count(v)) fixed = false;
       plan.dropped[d] = fixed;
     }
-    if (plan.dropped[d]) gain |= array.shape[d].value > 1;
-    else bytes *= array.shape[d].value;
+    if (plan.dropped[d]) {
+      gain |= array.shape[d].is_symbolic() || array.shape[d].value > 1;
+    } else {
+      if (array.shape[d].is_symbolic()) return std::nullopt;  // a local buffer needs a constant size
+      bytes *= array.shape[d].value;
+    }
   }
   if (!gain || bytes > options.max_bytes) return std::nullopt;
   return plan;
@@ -201,9 +203,10 @@ private:
   std::map<const LStmt *, std::vector<std::string>> scopes_;
 };
 
-std::int64_t bytes_of(const LArray &a) {
-  std::int64_t n = dtype_size(a.dtype);
-  for (const Dim &d : a.shape) n *= d.value;
+/// Bytes of an array, symbolic extents counted at `symbolic` elements.
+std::int64_t bytes_of(const LArray &a, std::int64_t symbolic = 1) {
+  std::int64_t n = static_cast<std::int64_t>(dtype_size(a.dtype));
+  for (const Dim &d : a.shape) n *= d.is_symbolic() ? symbolic : d.value;
   return n;
 }
 

@@ -41,11 +41,11 @@ struct ContractOptions {
 /// What contract_arrays did.
 struct ContractResult {
   std::vector<std::string> arrays;  ///< the temporaries made local
-  std::int64_t bytes_before = 0;    ///< their sizes as kernel arguments
+  std::int64_t bytes_before = 0;    ///< their sizes as kernel arguments (symbolic extents counted as 1)
   std::int64_t bytes_after = 0;     ///< their sizes as local buffers
 };
 
-/// Contracts the kernel's temporaries (role Temporary, constant shapes) that
+/// Contracts the kernel's temporaries (role Temporary; the dimensions kept must be constant) that
 /// qualify: they move from `arrays` to `locals` with the dropped dimensions'
 /// extents set to 1 and their subscripts to 0, and the innermost loop of
 /// their chain lists them in `locals`.

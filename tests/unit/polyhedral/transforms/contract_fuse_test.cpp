@@ -127,6 +127,33 @@ TEST_CASE("a residual Add feeding LayerNormalization keeps one row and scalar st
   }
 }
 
+TEST_CASE("a temporary with a symbolic batch dimension contracts to a constant row") {
+  Batch b = read_batch(R"({"atoll": 1, "graphs": [{"name": "g", "params": {"N": {"min": 1, "max": 16}},
+    "inputs": [{"name": "x", "shape": ["N", 24]}, {"name": "b", "shape": [24]}], "outputs": ["y"],
+    "nodes": [{"op": "Add", "name": "bias", "inputs": ["x", "b"], "outputs": ["h"]},
+              {"op": "Relu", "name": "relu", "inputs": ["h"], "outputs": ["y"]}]}]})");
+  REQUIRE(b.graphs[0].graph.has_value());
+  const Graph &g = *b.graphs[0].graph;
+  ClusterResult r = polytest::compile(g);
+  const LArray *h = local(r, r.array_of_tensor.at("h"));
+  REQUIRE(h != nullptr);
+  CHECK(h->shape == SymShape{1, 24});
+  for (std::int64_t n : {1, 5, 16}) {
+    CAPTURE(n);
+    auto in = polytest::feeds(g, 3, {{"N", n}});
+    std::map<std::string, Tensor> arrays;
+    for (const auto &[tensor, array] : r.array_of_tensor)
+      if (in.count(tensor)) arrays[array] = in.at(tensor);
+    arrays.emplace("y", Tensor(DType::F32, {n, 24}));
+    testing::interpret(r.kernel, arrays, {{"N", n}});
+    const Tensor &y = arrays.at(r.array_of_tensor.at("y"));
+    for (std::int64_t i = 0; i < n * 24; ++i)
+      CHECK(y.data[static_cast<std::size_t>(i)] ==
+            std::max(0.0, static_cast<double>(static_cast<float>(in.at("x").data[static_cast<std::size_t>(i)] +
+                                                                 in.at("b").data[static_cast<std::size_t>(i % 24)]))));
+  }
+}
+
 TEST_CASE("fuse_sibling_bands fuses Softmax's phases on the row loops, and the row temporaries contract") {
   Graph g = scale_softmax(3, 5, 19);
   IslContext ctx;
