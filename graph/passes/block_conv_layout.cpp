@@ -240,8 +240,7 @@ private:
       inputs.push_back(conv.inputs[2]);
     }
     Node bc = compute(conv.name, inputs, y5, expr, conv);
-    names_.erase(conv.name);  // the blocked conv keeps the Conv's name
-    bc.name = conv.name;
+    bc.name = conv.name;  // the blocked conv keeps the Conv's name (hints, explain)
     out_.push_back(bc);
     st_.count("convs blocked");
     if (xb != blocked_.end()) st_.count("convs reading a blocked input");

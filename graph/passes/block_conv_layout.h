@@ -27,7 +27,9 @@ struct BlockConvOptions {
 /// y5 is [N, ceil(Co/B), Oh, Ow, B]: output channels in blocks of B lanes (Co
 /// padded up with zero weights). X is read in NCHW (one scalar broadcast per
 /// multiply-add, so any stride and dilation works), or in blocked form when it
-/// is the NCHW conversion of another blocked result. Elementwise operators
+/// is the NCHW conversion of another blocked result; when the window reaches
+/// outside X, a zero-padded copy of X ("x_pad", one more Compute) is read
+/// instead, so the micro-kernel has no guarded loads. Elementwise operators
 /// (unary, or binary on two blocked tensors of one shape) whose inputs are all
 /// conversions of blocked tensors run on the blocked tensors instead, so chains
 /// of blocked convs with Relu / residual Add between them stay blocked; the
@@ -37,9 +39,11 @@ struct BlockConvOptions {
 ///
 /// Only groups = 1, 2 spatial dims, f32, concrete shapes, auto_pad NOTSET or
 /// VALID; and only where the cost model says it pays (see BlockConvOptions).
-/// Counts: "convs blocked", "elementwise ops kept blocked", "conversions to
-/// NCHW", "conversion bytes" (bytes the new conversions read and write, not a
-/// rewrite), and "not blocked: ..." notes.
+/// Counts: "convs blocked", "convs reading a blocked input", "elementwise ops
+/// kept blocked", "inputs padded", "conversions to NCHW" and "conversion bytes"
+/// (what the run-time conversions read and write: NCHW outputs still read,
+/// padded copies, reorders of non-constant weights; not rewrites), and
+/// "not blocked: ..." notes.
 Graph block_conv_layout(const Graph &graph, PassStats *stats = nullptr, const BlockConvOptions &options = {});
 
 }  // namespace atl

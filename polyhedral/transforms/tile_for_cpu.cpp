@@ -90,6 +90,7 @@ long extent(const isl::set &domain, int d) {
 /// The dimensions' roles in the micro-kernel.
 struct Roles {
   int v = -1, r = -1;         ///< vector (stride-1 output) and row dimensions
+  int u = -1;                 ///< column-block dimension (blocked layouts), or -1
   std::vector<int> others;    ///< other parallel dimensions, domain order
   std::vector<int> reductions;
   int red0 = -1;              ///< the reduction dimension tiled for L1
@@ -107,19 +108,33 @@ std::optional<Roles> roles_of(const ScopStatement &s, std::string &why) {
   if (ro.v < 0 || s.reduction[static_cast<std::size_t>(ro.v)]) return why = "no stride-1 parallel dimension", std::nullopt;
   std::vector<const Expr *> reads;
   reads_in(*s.rhs, reads);
+  auto name = [&](int d) { return s.indices[static_cast<std::size_t>(d)]; };
+  auto together = [&](int d, int e) {  // some read uses both dimensions
+    for (const Expr *r : reads)
+      if (mentions(*r, name(d)) && mentions(*r, name(e))) return true;
+    return false;
+  };
+  auto ext_of = [&](int d) {
+    long e = extent(s.domain, d);
+    return e < 0 ? 1L << 30 : e;
+  };
   // Rows: a parallel output dimension that the reads along the vector do not use,
-  // so one vector load serves every row of the micro-tile.
+  // so one vector load serves every row of the micro-tile; the longest such
+  // dimension (the innermost among equals: the output pixels of a blocked conv).
+  std::vector<int> outs;
   for (std::size_t a = lhs.args.size() - 1; a-- > 0;) {
     if (lhs.args[a]->kind != ExprKind::Var) continue;
     int d = index_of(lhs.args[a]->name);
     if (d < 0 || d == ro.v || s.reduction[static_cast<std::size_t>(d)]) continue;
-    bool reused = true;
-    for (const Expr *r : reads)
-      if (mentions(*r, s.indices[static_cast<std::size_t>(ro.v)]) && mentions(*r, s.indices[static_cast<std::size_t>(d)]))
-        reused = false;
-    if (reused && (ro.r < 0 || d < ro.r)) ro.r = d;  // the outermost such dimension
+    outs.push_back(d);
+    if (!together(ro.v, d) && (ro.r < 0 || ext_of(d) > ext_of(ro.r))) ro.r = d;
   }
   if (ro.r < 0) return why = "no row dimension for a register tile", std::nullopt;
+  // Column blocks (Y[n, ob, oh, ow, o] of a channel-blocked conv): a parallel
+  // output dimension that the vector operand moves with but the row operand
+  // does not, so each row value is loaded once for several vectors.
+  for (int d : outs)
+    if (d != ro.r && together(ro.v, d) && !together(ro.r, d) && (ro.u < 0 || d > ro.u)) ro.u = d;
   long best = -1;
   for (int d = 0; d < static_cast<int>(s.indices.size()); ++d) {
     if (s.reduction[static_cast<std::size_t>(d)]) {
@@ -127,7 +142,7 @@ std::optional<Roles> roles_of(const ScopStatement &s, std::string &why) {
       long e = extent(s.domain, d);
       if (e < 0) e = 1L << 30;
       if (e > best) best = e, ro.red0 = d;
-    } else if (d != ro.v && d != ro.r) {
+    } else if (d != ro.v && d != ro.r && d != ro.u) {
       ro.others.push_back(d);
     }
   }
@@ -157,6 +172,33 @@ std::vector<long> ladder(long ext, long unit, long cap) {
   return out;
 }
 
+/// Fraction of a dimension of extent `e` covered by full tiles of `t` (partial tiles count half).
+double full_fraction(long e, long t) {
+  if (e >= (1L << 30)) return 1.0;
+  long full = e / t * t;
+  return (static_cast<double>(full) + 0.5 * static_cast<double>(e - full)) / static_cast<double>(e);
+}
+
+/// Rows and column blocks of a blocked micro-tile (each column block is `vv`
+/// vectors): the most multiply-adds per load, accumulators plus one vector
+/// operand per column block in the register file (the row value is a
+/// broadcast memory operand), full tiles preferred.
+std::pair<long, long> choose_blocked_tile(const CpuTarget &t, long vv, long er, long eu, long unroll) {
+  std::pair<long, long> best{1, 1};
+  double best_score = -1;
+  const long regs = std::max(4, t.vector_registers), max_rows = 16, max_acc = 40;
+  for (long nu = 1; nu <= std::min(4L, eu); ++nu)
+    for (long mr = 1; mr <= std::min(max_rows, er); ++mr) {
+      if (unroll > 0 && mr != std::min(unroll, er)) continue;
+      long acc = mr * nu * vv;
+      if (acc + nu * vv > regs || acc > max_acc) continue;
+      double score = static_cast<double>(acc) / static_cast<double>(mr + nu * vv) * full_fraction(er, mr) *
+                     full_fraction(eu, nu);
+      if (score > best_score + 1e-9) best_score = score, best = {mr, nu};
+    }
+  return best;
+}
+
 isl::union_pw_aff member(const ScopStatement &s, const std::string &expr) {
   std::string vars;
   for (std::size_t d = 0; d < s.indices.size(); ++d) vars += (d ? ", x" : "x") + std::to_string(d);
@@ -182,8 +224,15 @@ isl::schedule_node insert_band(isl::schedule_node at, const std::vector<isl::uni
 
 /// { isolate[[tile loops] -> [register-tile band]] : the micro-tile is full }:
 /// its last row and last column are values of the row and vector dimensions.
-isl::union_set isolate_option(const ScopStatement &s, int prefix, int members, int pos_r, long mr, int r, int pos_v,
-                              long nr, int v) {
+/// A register-tile member for the isolate option: its position in the band
+/// (-1: not tiled), the tile size and the domain dimension.
+struct TiledMember {
+  int pos;
+  long size;
+  int dim;
+};
+
+isl::union_set isolate_option(const ScopStatement &s, int prefix, int members, const std::vector<TiledMember> &tiled) {
   std::string ps, qs;
   for (int p = 0; p < prefix; ++p) ps += (p ? ", p" : "p") + std::to_string(p);
   for (int q = 0; q < members; ++q) qs += (q ? ", q" : "q") + std::to_string(q);
@@ -200,8 +249,8 @@ isl::union_set isolate_option(const ScopStatement &s, int prefix, int members, i
     return values.preimage(last);
   };
   isl::set iso = all;
-  if (pos_r >= 0) iso = iso.intersect(last_is_value(pos_r, mr, r));
-  if (pos_v >= 0) iso = iso.intersect(last_is_value(pos_v, nr, v));
+  for (const TiledMember &m : tiled)
+    if (m.pos >= 0) iso = iso.intersect(last_is_value(m.pos, m.size, m.dim));
   return isl::union_set(iso);
 }
 
@@ -247,7 +296,19 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
   }
   long mr = o.unroll > 0 ? o.unroll : std::clamp((t.vector_registers - nvec - 1) / nvec, 1L, 8L);
   mr = std::min(mr, known(roles->r, mr));
-  res.mr = mr, res.nr = nr;
+  // Column blocks: only when the vector dimension is one or two whole vectors (a channel block).
+  long nu = 1;
+  long ev = known(roles->v, 1 << 30);
+  if (roles->u >= 0 && (lanes <= 1 || ev % lanes != 0 || ev > 2 * lanes)) {
+    roles->others.push_back(roles->u);
+    std::sort(roles->others.begin(), roles->others.end());
+    roles->u = -1;
+  }
+  if (roles->u >= 0) {
+    auto choice = choose_blocked_tile(t, ev / lanes, known(roles->r, 1 << 30), known(roles->u, 1 << 30), o.unroll);
+    mr = choice.first, nu = choice.second;
+  }
+  res.mr = mr, res.nr = nr * nu, res.nu = nu;
 
   // Cache tiles: footprints (isl box hulls over a tile) against L1, L2, L3.
   std::vector<long> cache(n, 0);
@@ -258,12 +319,16 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     for (int d : roles->reductions) base[static_cast<std::size_t>(d)] = 0;
     base[static_cast<std::size_t>(roles->r)] = mr;
     base[static_cast<std::size_t>(roles->v)] = nr;
+    if (roles->u >= 0) base[static_cast<std::size_t>(roles->u)] = nu;
     auto fp = [&](std::vector<long> sz, int d, long value) {
       sz[static_cast<std::size_t>(d)] = value;
       return tile_footprint_bytes(scop, *s, sz);
     };
+    // Blocked layouts: the vector operand's panel (column blocks x the whole
+    // reduction) is read from L2 once per row tile; splitting the reduction
+    // for L1 would only add accumulator loads and stores.
     long kc = fit(ladder(ext[static_cast<std::size_t>(roles->red0)], 16, 512),
-                  [&](long c) { return fp(base, roles->red0, c); }, t.l1_bytes);
+                  [&](long c) { return fp(base, roles->red0, c); }, roles->u >= 0 ? t.l2_bytes / 2 : t.l1_bytes);
     base[static_cast<std::size_t>(roles->red0)] = kc;
     long mc = fit(ladder(ext[static_cast<std::size_t>(roles->r)], mr, 1 << 20),
                   [&](long c) { return fp(base, roles->r, c); }, t.l2_bytes / 2);
@@ -298,14 +363,18 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     if (cache[static_cast<std::size_t>(d)]) b0.push_back(member(*s, tiled(d, cache[static_cast<std::size_t>(d)]))), c0.push_back(!is_red(d));
   for (int d : roles->others)
     if (cache[static_cast<std::size_t>(d)]) b1.push_back(member(*s, x(d))), c1.push_back(true);
-  int pos_r = -1, pos_v = -1;
+  int pos_r = -1, pos_v = -1, pos_u = -1;
   if (mr > 1) pos_r = static_cast<int>(b1.size()), b1.push_back(member(*s, tiled(roles->r, mr))), c1.push_back(true);
+  if (roles->u >= 0) {
+    if (nu > 1) pos_u = static_cast<int>(b1.size()), b1.push_back(member(*s, tiled(roles->u, nu))), c1.push_back(true);
+    else b1.push_back(member(*s, x(roles->u))), c1.push_back(true);
+  }
   if (nr > 1) pos_v = static_cast<int>(b1.size()), b1.push_back(member(*s, tiled(roles->v, nr))), c1.push_back(true);
   // The largest reduction innermost: its loop keeps the accumulators in registers.
   for (int d : roles->reductions)
     if (d != roles->red0) b1.push_back(member(*s, x(d))), c1.push_back(false);
   b1.push_back(member(*s, x(roles->red0))), c1.push_back(false);
-  if (mr <= 1 && nr <= 1) return res.reason = "register tile of one element", res;
+  if (mr <= 1 && nr <= 1 && nu <= 1) return res.reason = "register tile of one element", res;
 
   // Top-down: a band whose AST options refer to outer bands cannot get new bands above it.
   // Returns the node at the leaf's position's top (the first node inserted).
@@ -313,10 +382,14 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     int depth = 0;
     if (!b0.empty()) node = insert_band(node, b0, c0, true).child(0), ++depth;
     auto reg = insert_band(node, b1, c1, true).as<isl::schedule_node_band>();
-    node = reg.set_ast_build_options(isolate_option(*s, static_cast<int>(b0.size()), static_cast<int>(b1.size()), pos_r,
-                                                    mr, roles->r, pos_v, nr, roles->v))
+    node = reg.set_ast_build_options(isolate_option(*s, static_cast<int>(b0.size()), static_cast<int>(b1.size()),
+                                                    {{pos_r, mr, roles->r}, {pos_v, nr, roles->v}, {pos_u, nu, roles->u}}))
                .child(0);
     ++depth;
+    if (nu > 1) {
+      node = node.insert_mark(tree_mark::kUnroll).child(0), ++depth;
+      node = insert_band(node, {member(*s, x(roles->u))}, {true}, true).child(0), ++depth;
+    }
     if (mr > 1) node = node.insert_mark(tree_mark::kUnroll).child(0), ++depth;
     node = insert_band(node, {member(*s, x(roles->r))}, {true}, true).child(0), ++depth;
     if (nr > 1) {
@@ -348,7 +421,7 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
   }
   res.schedule = node.schedule();
   res.applied = true;
-  res.bands = (b0.empty() ? 0 : 1) + 1 + 1 + (nr > 1 ? 1 : 0);
+  res.bands = (b0.empty() ? 0 : 1) + 1 + 1 + (nr > 1 ? 1 : 0) + (nu > 1 ? 1 : 0);
   return res;
 }
 

@@ -17,6 +17,17 @@
 //                         band [floor(m / 6), floor(n / 64), k]        // register tiles, reduction
 //                           mark "unroll": band [m]   (isolate: full 6 x 64 tiles)
 //                             mark "vector": band [n]
+//
+// A channel-blocked conv (block_conv_layout: Y[n, ob, oh, ow, o] += X[n, c,
+// oh + kh, ow + kw] * W[ob, c, kh, kw, o], o in 0:16) has a vector dimension
+// of one vector (o), rows over the output pixels (ow: the X read does not move
+// with o) and column blocks over ob (the W read moves with ob, the X read does
+// not): the micro-tile is MR rows x NU column blocks of one vector each, MR
+// and NU chosen for the most multiply-adds per load (AVX-512: 7 x 4 for
+// Ow = 56, 28, 112), the reduction innermost and not split for L1:
+//
+//   band [n, oh, floor(ow / 7), floor(ob / 4), floor(o / 16), kh, kw, c]
+//     mark "unroll": band [ob]  mark "unroll": band [ow]  mark "vector": band [o]
 #pragma once
 
 #include "polyhedral/scop/scop.h"
@@ -50,7 +61,8 @@ struct CpuTileResult {
   bool applied = false;
   std::string statement;           ///< the main statement
   std::vector<long> cache_sizes;   ///< per domain dimension (0 = untiled)
-  long mr = 1, nr = 1;             ///< register tile
+  long mr = 1, nr = 1;             ///< register tile: rows x columns (all vectors of all column blocks)
+  long nu = 1;                     ///< column blocks of a blocked layout (nr = nu x the vector dimension)
   int bands = 0;                   ///< bands created for the main statement
   std::string reason;              ///< why not applied
 };

@@ -33,6 +33,8 @@ poly::CpuTarget avx512() {
   return t;
 }
 
+test::Case blocked_conv(long n, long ci, long h, long w, long cb, long k, long s, long ow);
+
 /// The GEMM-shaped cases the random test draws from: odd sizes, batches, Gemm, convolutions.
 std::vector<test::Case> gemm_cases() {
   using test::Case;
@@ -48,7 +50,21 @@ std::vector<test::Case> gemm_cases() {
       {"Conv", {f({2, 8, 9, 20}), f({12, 8, 1, 1})}},
       {"Conv", {f({1, 4, 12, 35}), f({6, 4, 3, 3})}, {{"strides", {2, 2}}, {"pads", {0, 1, 2, 1}}}},
       {"Conv", {f({1, 6, 9, 18}), f({6, 2, 3, 3})}, {{"group", 3}, {"pads", {1, 1, 1, 1}}}},
+      blocked_conv(2, 3, 9, 11, 3, 3, 1, 7),
+      blocked_conv(1, 5, 12, 16, 2, 1, 2, 5),
   };
+}
+
+/// A channel-blocked conv as block_conv_layout writes it: x0 NCHW [N, CI, H, W],
+/// x1 [CB, CI, K, K, 16], y0 [N, CB, OH, OW, 16] with stride S and no padding.
+test::Case blocked_conv(long n, long ci, long h, long w, long cb, long k, long s, long ow) {
+  long oh = (h - k) / s + 1;
+  std::string S = s == 1 ? "" : std::to_string(s) + " * ";
+  std::string expr = "y0(n_, ob_, oh_, ow_, o_) +=! x0(n_, c_, " + S + "oh_ + kh_, " + S + "ow_ + kw_) * x1(ob_, c_, kh_, kw_, o_)"
+                     " where n_ in 0:" + std::to_string(n) + ", ob_ in 0:" + std::to_string(cb) + ", oh_ in 0:" +
+                     std::to_string(oh) + ", ow_ in 0:" + std::to_string(ow) + ", o_ in 0:16, c_ in 0:" +
+                     std::to_string(ci) + ", kh_ in 0:" + std::to_string(k) + ", kw_ in 0:" + std::to_string(k);
+  return {"Compute", {f({n, ci, h, w}), f({cb, ci, k, k, 16})}, {{"expr", expr}}};
 }
 
 }  // namespace
@@ -107,6 +123,34 @@ TEST_CASE("tile_for_cpu: hints set the cache tiles and the register rows; other 
   poly::CpuTileResult none = poly::tile_for_cpu(relu.scop, relu.schedule, o);
   CHECK_FALSE(none.applied);
   CHECK(none.reason == "no GEMM-shaped statement");
+}
+
+TEST_CASE("tile_for_cpu: a channel-blocked conv gets rows over the output pixels and unrolled column blocks") {
+  Graph g = test::make_case_graph(blocked_conv(1, 8, 58, 58, 4, 3, 1, 56), "bc", "bc_n");
+  polytest::Scheduled s(g);
+  poly::CpuTileOptions o;
+  o.target = avx512();
+  poly::CpuTileResult r = poly::tile_for_cpu(s.scop, s.schedule, o);
+  REQUIRE(r.applied);
+  CHECK(r.mr == 7);       // 56 output pixels = 8 full tiles of 7 rows
+  CHECK(r.nu == 4);       // 4 blocks of 16 output channels: 28 accumulators + 4 weight vectors
+  CHECK(r.nr == 4 * 16);  // all columns of the micro-tile
+  CHECK(s.legal(r.schedule));
+  std::string ast = s.ast(r.schedule);
+  CHECK(ast.find("for (c9 = (7 * c2); (c9 <= ((7 * c2) + 6)); c9 += 1)") != std::string::npos);
+  CHECK(ast.find("// unroll\n") != std::string::npos);
+  // The input channel loop is the innermost reduction around the micro-tile.
+  CHECK(ast.find("for (c7 = 0; (c7 <= 7); c7 += 1) {\n") != std::string::npos);
+  // Ow = 20 with 2 column blocks: 10 rows x 2 blocks (20 accumulators) over 2 full tiles.
+  polytest::Scheduled s2(test::make_case_graph(blocked_conv(1, 8, 22, 22, 2, 3, 1, 20), "bc2", "bc2_n"));
+  poly::CpuTileResult r2 = poly::tile_for_cpu(s2.scop, s2.schedule, o);
+  REQUIRE(r2.applied);
+  CHECK(r2.nu == 2);
+  CHECK(20 % r2.mr == 0);
+  CHECK(r2.mr * r2.nu + r2.nu <= 32);
+  // Without vectors the column blocks are ordinary parallel loops.
+  o.vectorize = false;
+  CHECK(poly::tile_for_cpu(s.scop, s.schedule, o).nu == 1);
 }
 
 TEST_CASE("tile_for_cpu: compile_cluster counts what it did and explains the schedule") {
