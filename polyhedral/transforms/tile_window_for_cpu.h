@@ -10,22 +10,27 @@
 // small, so the whole tile body is straight-line and its accumulators stay
 // in registers), then the rows (unrolled) and the columns (vector).
 //
-// Before (depthwise 3x3 over 144 channels at 56x56, isl's schedule):
+// Before (depthwise 3x3 over 144 channels at 56x56, isl's schedule: the
+// channel loop m innermost, at a stride of 56 x 56 floats):
 //
-//   sequence
-//     filter dw_0_init: band [n, m, h, w]
-//     filter dw_0:      band [n, h, w, c, kh, kw, m]
+//   band [h, w, m, 0 | kh, 0 | kh + kw]
+//     sequence: filter dw_0_init, filter dw_0
 //
-// After (AVX-512: 4 rows x 3 vectors of 16 columns; the init keeps its band):
+// After (AVX-512: 4 rows x 3 vectors of 16 columns; 56 = 48 + 8 columns):
 //
-//   sequence
-//     filter dw_0_init: band [n, m, h, w]
-//     filter dw_0:      band [n, m, floor(h / 4), floor(w / 48)]   (isolate: full 4 x 48 tiles)
-//                         mark "unroll": band [c]
-//                           mark "unroll": band [kh]
-//                             mark "unroll": band [kw]
-//                               mark "unroll": band [h]
-//                                 mark "vector": band [w]
+//   sequence: filter w < 48 (dw_0_init and dw_0)
+//     band [n, m, floor(h / 4)]                       (isolate: full tiles, when rows are left over)
+//       sequence
+//         filter dw_0_init: mark "unroll": band [h]
+//                             mark "vector": band [w]
+//         filter dw_0:      mark "unroll": band [c]
+//                             mark "unroll": band [kh]
+//                               mark "unroll": band [kw]
+//                                 mark "unroll": band [h]
+//                                   mark "vector": band [w]
+//   filter w >= 48: band [n, m, h]                    (the columns left over, loops kept)
+//                     sequence: filter dw_0_init: band [w]
+//                               filter dw_0: band [c] band [kh] band [kw] band [w]
 //
 // When the reads along the columns are not stride 1 (stride-2 windows) the
 // columns are a few unrolled scalars instead of vectors (no "vector" mark).

@@ -1,0 +1,207 @@
+// tile_window_for_cpu: the tree it builds for depthwise convolutions and pools (bands, marks, isolate option),
+// the shapes it leaves alone, and random register tiles whose JIT and C code equal the reference.
+#include <atoll/pipeline.h>
+
+#include "backends/cpu/cpu_backend.h"
+#include "polyhedral/compile_cluster.h"
+#include "polyhedral/transforms/tile_window_for_cpu.h"
+#include "src/pipeline/compile_graph.h"
+#include "src/runtime/init_data.h"
+#include "tests/unit/polyhedral/transforms/transform_test_util.h"
+#include "tests/unit/src/ops/op_cases.h"
+
+#include <doctest/doctest.h>
+
+#include <random>
+
+using namespace atl;
+
+namespace {
+
+test::In f(Shape s) { return test::In{std::move(s)}; }
+
+poly::CpuTarget avx512() {
+  poly::CpuTarget t;
+  t.l1_bytes = 32 * 1024, t.l2_bytes = 1024 * 1024, t.l3_bytes = 32 * 1024 * 1024;
+  t.vector_lanes = 16, t.vector_registers = 32, t.cores = 1, t.isa = "avx512";
+  return t;
+}
+
+/// Depthwise convolution: `c` channels (times `mult` outputs each) of h x w, a k x k window.
+test::Case depthwise(long c, long h, long w, long k, nlohmann::json attrs = nlohmann::json::object(), long mult = 1) {
+  attrs["group"] = c;
+  return {"Conv", {f({1, c, h, w}), f({c * mult, 1, k, k})}, attrs};
+}
+
+std::vector<test::Case> window_cases() {
+  using test::Case;
+  return {
+      depthwise(5, 13, 37, 3, {{"pads", {1, 1, 1, 1}}}),
+      depthwise(3, 11, 21, 5, {{"pads", {2, 2, 2, 2}}}),
+      depthwise(4, 15, 35, 3, {{"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}),
+      depthwise(3, 12, 40, 5, {{"strides", {2, 2}}, {"pads", {2, 1, 2, 1}}}),
+      depthwise(2, 14, 33, 3, {{"dilations", {2, 2}}, {"pads", {2, 2, 2, 2}}}),
+      depthwise(3, 9, 20, 3, {{"pads", {1, 1, 1, 1}}}, 2),
+      {"Conv", {f({2, 4, 7, 9}), f({4, 1, 3, 3}), f({4})}, {{"group", 4}, {"pads", {0, 1, 2, 1}}}},
+      depthwise(3, 1, 1, 3, {{"pads", {1, 1, 1, 1}}}),
+      depthwise(2, 18, 48, 3),
+      {"MaxPool", {f({1, 3, 13, 35})}, {{"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}}},
+      {"MaxPool", {f({2, 2, 11, 19})}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}},
+      {"MaxPool", {f({1, 2, 9, 10})}, {{"kernel_shape", {2, 3}}, {"strides", {2, 1}}, {"ceil_mode", 1}}},
+      {"AveragePool", {f({1, 3, 12, 37})}, {{"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}}},
+      {"AveragePool",
+       {f({1, 2, 10, 23})},
+       {{"kernel_shape", {5, 5}}, {"pads", {2, 2, 2, 2}}, {"count_include_pad", 1}}},
+      {"AveragePool", {f({1, 2, 1, 1})}, {{"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}}},
+  };
+}
+
+}  // namespace
+
+TEST_SUITE("polyhedral") {
+
+TEST_CASE("tile_window_for_cpu: a 3x3 depthwise conv gets output bands, an unrolled window, rows and vectors") {
+  polytest::Scheduled s(test::make_case_graph(depthwise(8, 56, 56, 3, {{"pads", {1, 1, 1, 1}}}), "dw", "dw"));
+  poly::WindowTileOptions o;
+  o.target = avx512();
+  poly::WindowTileResult r = poly::tile_window_for_cpu(s.scop, s.schedule, o);
+  REQUIRE(r.applied);
+  REQUIRE(r.tiles.size() == 1);
+  CHECK(r.tiles[0].vector);
+  CHECK(r.tiles[0].unrolled);
+  CHECK(r.tiles[0].columns == 48);  // three vectors of 16
+  CHECK(r.tiles[0].rows == 4);      // 56 = 14 x 4 full rows, 12 accumulators
+  CHECK(s.legal(r.schedule));
+  std::string yaml = poly::schedule_to_yaml(r.schedule);
+  CHECK(yaml.find("mark: \"vector\"") != std::string::npos);
+  CHECK(yaml.find("mark: \"unroll\"") != std::string::npos);
+  // 56 columns: the full strips (48) first, the 8 left over in a subtree of their own.
+  CHECK(yaml.find("x3 <= 47") != std::string::npos);
+  CHECK(yaml.find("x3 >= 48") != std::string::npos);
+  CHECK(yaml.find("floor((x2)/4)") != std::string::npos);  // rows of the register tile
+  CHECK(yaml.find("isolate") == std::string::npos);        // 56 = 14 x 4 rows: no partial tiles left
+  std::string ast = s.ast(r.schedule);
+  CHECK(ast.find("// vector") != std::string::npos);
+  CHECK(ast.find("// unroll") != std::string::npos);
+}
+
+TEST_CASE("tile_window_for_cpu: a stride-2 window keeps scalar columns; hints set rows and columns") {
+  polytest::Scheduled s(
+      test::make_case_graph(depthwise(4, 28, 28, 3, {{"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}), "dw", "dw"));
+  poly::WindowTileOptions o;
+  o.target = avx512();
+  poly::WindowTileResult r = poly::tile_window_for_cpu(s.scop, s.schedule, o);
+  REQUIRE(r.applied);
+  CHECK_FALSE(r.tiles[0].vector);
+  CHECK(r.tiles[0].columns == 8);
+  CHECK(s.legal(r.schedule));
+  CHECK(poly::schedule_to_yaml(r.schedule).find("mark: \"vector\"") == std::string::npos);
+  o.rows = 3, o.vectors = 2;
+  r = poly::tile_window_for_cpu(s.scop, s.schedule, o);
+  CHECK(r.tiles[0].rows == 3);
+  CHECK(r.tiles[0].columns == 2);
+  CHECK(s.legal(r.schedule));
+  o.max_unrolled = 0;
+  r = poly::tile_window_for_cpu(s.scop, s.schedule, o);
+  CHECK_FALSE(r.tiles[0].unrolled);
+  CHECK(s.legal(r.schedule));
+}
+
+TEST_CASE("tile_window_for_cpu: contractions and elementwise nodes are left alone") {
+  poly::WindowTileOptions o;
+  o.target = avx512();
+  polytest::Scheduled mm(test::make_case_graph({"MatMul", {f({8, 9}), f({9, 10})}}, "mm", "mm"));
+  poly::WindowTileResult r = poly::tile_window_for_cpu(mm.scop, mm.schedule, o);
+  CHECK_FALSE(r.applied);
+  CHECK(r.reason == "a contraction dimension (GEMM-shaped)");
+  polytest::Scheduled conv(test::make_case_graph({"Conv", {f({1, 4, 9, 9}), f({6, 4, 3, 3})}}, "cv", "cv"));
+  CHECK(poly::tile_window_for_cpu(conv.scop, conv.schedule, o).reason == "a contraction dimension (GEMM-shaped)");
+  polytest::Scheduled relu(test::make_case_graph({"Relu", {f({4, 9})}}, "r", "r"));
+  r = poly::tile_window_for_cpu(relu.scop, relu.schedule, o);
+  CHECK_FALSE(r.applied);
+  CHECK(r.reason == "no window reduction");
+  polytest::Scheduled sum(test::make_case_graph({"ReduceSum", {f({4, 9}), {{1}, DType::I64, "", std::vector<double>{1}}}},
+                                                "rs", "rs"));
+  CHECK_FALSE(poly::tile_window_for_cpu(sum.scop, sum.schedule, o).applied);
+}
+
+TEST_CASE("tile_window_for_cpu: compile_cluster takes the window path for depthwise convs and pools") {
+  poly::PolyOptions po;
+  po.target = avx512();
+  for (const test::Case &c : {depthwise(6, 20, 40, 3, {{"pads", {1, 1, 1, 1}}}),
+                              test::Case{"MaxPool", {f({1, 3, 16, 33})}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}}},
+                              test::Case{"AveragePool", {f({1, 3, 16, 32})}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}}}) {
+    CAPTURE(test::describe_case(c));
+    Graph g = test::make_case_graph(c, "g", "n");
+    poly::ClusterResult r = poly::compile_cluster(g, g.order(), po);
+    CHECK(r.stats["window_tiles"] >= 1);
+    CHECK(r.stats.count("bands_tiled") == 0);
+    CHECK(r.stats.count("window_tilings_rejected") == 0);
+  }
+  Graph g = test::make_case_graph(depthwise(6, 20, 40, 3), "g", "n");
+  po.tile = false;
+  CHECK(poly::compile_cluster(g, g.order(), po).stats.count("window_tiles") == 0);
+}
+
+TEST_CASE("tile_window_for_cpu: random register tiles and vector widths keep results equal (JIT and C)") {
+  const unsigned base_seed = 4242;
+  std::vector<test::Case> pool = window_cases();
+  struct Variant {
+    std::size_t source;
+    unsigned seed;
+    std::string what;
+    poly::ClusterResult cluster;
+  };
+  std::vector<Graph> graphs;
+  std::vector<Variant> variants;
+  for (std::size_t p = 0; p < pool.size(); ++p)
+    graphs.push_back(test::make_case_graph(pool[p], "w" + std::to_string(p), "n" + std::to_string(p)));
+  const int per_case = 3;
+  int applied = 0;
+  for (std::size_t p = 0; p < pool.size(); ++p) {
+    for (int v = 0; v < per_case; ++v) {
+      unsigned seed = base_seed + static_cast<unsigned>(variants.size());
+      std::mt19937 rng(seed);
+      poly::PolyOptions po;
+      po.target = avx512();
+      int lanes[] = {1, 4, 8, 16};
+      po.target.vector_lanes = v == 0 ? 16 : lanes[rng() % 4];
+      po.target.vector_registers = rng() % 2 ? 32 : 16;
+      po.target.cores = 1 + static_cast<int>(rng() % 2);
+      std::ostringstream what;
+      what << "lanes " << po.target.vector_lanes << " regs " << po.target.vector_registers;
+      if (v > 0 && rng() % 2) po.unroll = 1 + static_cast<long>(rng() % 7), what << " rows " << po.unroll;
+      Variant var{p, seed, what.str(), {}};
+      try {
+        var.cluster = poly::compile_cluster(graphs[p], graphs[p].order(), po);
+      } catch (const std::exception &e) {
+        FAIL_CHECK("seed " << seed << " " << test::describe_case(pool[p]) << " " << var.what << ": " << e.what());
+        continue;
+      }
+      applied += var.cluster.stats.count("window_tiles") ? 1 : 0;
+      var.cluster.kernel.name = "wk" + std::to_string(variants.size());
+      var.cluster.name = var.cluster.kernel.name;
+      variants.push_back(std::move(var));
+    }
+  }
+  CHECK(applied == static_cast<int>(variants.size()));
+  std::vector<poly::LKernel> kernels;
+  for (const Variant &v : variants) kernels.push_back(v.cluster.kernel);
+  std::vector<std::pair<std::string, std::shared_ptr<cpu::CpuExecutable>>> exes;
+  exes.emplace_back("jit", cpu::jit_kernels(kernels));
+  exes.emplace_back("c", cpu::build_c_kernels(kernels));
+  for (auto &[path, exe] : exes) {
+    for (const Variant &v : variants) {
+      const Graph &g = graphs[v.source];
+      std::map<std::string, Tensor> feeds = make_graph_inputs(g);
+      CompiledGraph cg;
+      cg.clusters = {v.cluster};
+      cg.functions.push_back(exe->entry(v.cluster.kernel.name));
+      cg.keep_alive = exe;
+      VerifyResult r = compare_outputs(run_compiled(cg, g, feeds, {}), run_reference(g, feeds), g.outputs);
+      CHECK_MESSAGE(r.passed, path << " seed " << v.seed << " " << test::describe_case(pool[v.source]) << " "
+                                   << v.what << ": " << r.detail << "\n" << v.cluster.schedule_yaml);
+    }
+  }
+}
+}
