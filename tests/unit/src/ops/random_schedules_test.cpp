@@ -23,6 +23,7 @@
 #include "polyhedral/transforms/tile_bands.h"
 #include "src/pipeline/compile_graph.h"
 #include "src/runtime/init_data.h"
+#include "polyhedral/transforms/contract_arrays.h"
 #include "polyhedral/transforms/tree_edit.h"
 #include "tests/unit/src/ops/op_cases.h"
 
@@ -169,7 +170,11 @@ isl::schedule mutate(isl::schedule s, std::mt19937 &rng, std::ostringstream &log
   return s;
 }
 
-/// The kernel of a legal schedule with random AST options.
+/// Kernels whose temporaries make_kernel contracted (contract_arrays), and how many arrays.
+int g_contracted_kernels = 0, g_contracted_arrays = 0;
+
+/// The kernel of a legal schedule with random AST options; every other
+/// kernel has its temporaries contracted.
 poly::ClusterResult make_kernel(const poly::Scop &scop, const poly::Dependences &deps, const isl::schedule &s,
                                 std::mt19937 &rng, const std::string &name) {
   poly::AstOptions ao;
@@ -177,6 +182,11 @@ poly::ClusterResult make_kernel(const poly::Scop &scop, const poly::Dependences 
   ao.vectorize = rng() % 4 != 0;
   poly::ClusterResult c;
   c.kernel = poly::build_ast(scop, deps, s, ao);
+  if (rng() % 2) {
+    std::size_t n = poly::contract_arrays(c.kernel).arrays.size();
+    g_contracted_kernels += n > 0;
+    g_contracted_arrays += static_cast<int>(n);
+  }
   c.kernel.name = name;
   c.name = name;
   c.array_of_tensor = scop.array_of_tensor;
@@ -422,7 +432,9 @@ TEST_CASE("random legal schedule changes: compiled code (JIT) equals the referen
   MESSAGE("random schedules: " << variants.size() << " kernels from " << pool.size() << " cases, " << passed
                                << " equal to the reference, " << illegal << " illegal, " << refused
                                << " refused; schedule+AST " << schedule_s << " s, JIT " << jit_s << " s, total "
-                               << seconds_since(t0) << " s (" << cpu_seconds() - c0 << " s CPU)");
+                               << seconds_since(t0) << " s (" << cpu_seconds() - c0 << " s CPU); "
+                               << g_contracted_kernels << " kernels with " << g_contracted_arrays
+                               << " contracted arrays so far");
   CHECK(illegal == 0);
   CHECK(refused == 0);
   CHECK(lost_marks == 0);
@@ -503,7 +515,10 @@ TEST_CASE("random fusion and distribution choices: compiled code (JIT) equals th
                                   << "; " << stats.fused << " fusions, " << stats.distributed << " distributions, "
                                   << stats.illegal_skipped << " illegal choices skipped; " << passed
                                   << " equal to the reference; schedule+AST " << schedule_s << " s, JIT " << jit_s
-                                  << " s, total " << seconds_since(t0) << " s (" << cpu_seconds() - c0 << " s CPU)");
+                                  << " s, total " << seconds_since(t0) << " s (" << cpu_seconds() - c0 << " s CPU); "
+                                  << g_contracted_kernels << " kernels with " << g_contracted_arrays
+                                  << " contracted arrays so far");
+  CHECK(g_contracted_kernels > 0);
   CHECK(illegal == 0);
   CHECK(refused == 0);
   CHECK(lost_marks == 0);
