@@ -2,6 +2,7 @@
 #include "backends/cpu/lower_to_llvm.h"
 
 #include "backends/cpu/kernel_info.h"
+#include "backends/cpu/lower_elements.h"
 #include "backends/cpu/lower_reduction.h"
 #include "backends/cpu/vector_analysis.h"
 #include "backends/cpu/vector_math.h"
@@ -810,89 +811,15 @@ private:
     return off;
   }
 
-  llvm::Type *storage_type(DType t) {
-    switch (t) {
-    case DType::F32: return b_.getFloatTy();
-    case DType::F16: return b_.getHalfTy();
-    case DType::BF16: return b_.getInt16Ty();
-    case DType::I8: return b_.getInt8Ty();
-    case DType::I32: return b_.getInt32Ty();
-    case DType::I64: return b_.getInt64Ty();
-    case DType::Bool: return b_.getInt8Ty();
-    }
-    return nullptr;
-  }
+  // Element formats (lower_elements.h), in this kernel's value type.
+  llvm::Type *storage_type(DType t) { return cpu::storage_type(b_, t); }
+  llvm::Value *to_float(llvm::Value *v) { return v->getType()->isFloatTy() ? v : b_.CreateFPTrunc(v, b_.getFloatTy()); }
+  llvm::Value *load_element(DType t, llvm::Value *p) { return cpu::load_element(b_, t, p, vt_); }
+  void store_element(DType t, llvm::Value *p, llvm::Value *v) { cpu::store_element(b_, t, p, v, vt_); }
+  llvm::Value *saturating_i64(llvm::Value *v) { return cpu::saturating_i64(b_, v); }
 
   llvm::Value *element_ptr(const ArrayView &a, llvm::Value *off) {
     return b_.CreateInBoundsGEP(storage_type(a.decl->dtype), a.base, off);
-  }
-
-  llvm::Value *to_vt(llvm::Value *f) { return f->getType() == vt_ ? f : b_.CreateFPExt(f, vt_); }
-  llvm::Value *to_float(llvm::Value *v) { return v->getType()->isFloatTy() ? v : b_.CreateFPTrunc(v, b_.getFloatTy()); }
-
-  llvm::Value *load_element(DType t, llvm::Value *p) {
-    llvm::Value *raw = b_.CreateLoad(storage_type(t), p);
-    switch (t) {
-    case DType::F32:
-    case DType::F16: return to_vt(raw);
-    case DType::BF16:
-      return to_vt(b_.CreateBitCast(b_.CreateShl(b_.CreateZExt(raw, b_.getInt32Ty()), 16), b_.getFloatTy()));
-    case DType::I8:
-    case DType::I32:
-    case DType::I64: return b_.CreateSIToFP(raw, vt_);
-    case DType::Bool: return b_.CreateUIToFP(b_.CreateICmpNE(raw, b_.getInt8(0)), vt_);
-    }
-    return nullptr;
-  }
-
-  void store_element(DType t, llvm::Value *p, llvm::Value *v) {
-    llvm::Value *out = nullptr;
-    switch (t) {
-    case DType::F32: out = to_float(v); break;
-    case DType::F16: out = b_.CreateFPTrunc(to_float(v), b_.getHalfTy()); break;
-    case DType::BF16: {
-      // Round to nearest even on the float's bits; NaN stays a quiet NaN.
-      llvm::Value *f = to_float(v);
-      llvm::Value *bits = b_.CreateBitCast(f, b_.getInt32Ty());
-      llvm::Value *hi = b_.CreateLShr(bits, 16);
-      llvm::Value *lsb = b_.CreateAnd(hi, 1);
-      llvm::Value *rounded = b_.CreateLShr(b_.CreateAdd(bits, b_.CreateAdd(lsb, b_.getInt32(0x7fff))), 16);
-      llvm::Value *nan = b_.CreateOr(hi, 0x40);
-      out = b_.CreateTrunc(b_.CreateSelect(b_.CreateFCmpUNO(f, f), nan, rounded), b_.getInt16Ty());
-      break;
-    }
-    case DType::I8:
-    case DType::I32: out = b_.CreateTrunc(wrapping_i64(v), storage_type(t)); break;
-    case DType::I64: out = saturating_i64(v); break;
-    case DType::Bool: out = b_.CreateZExt(b_.CreateFCmpUNE(v, llvm::ConstantFP::get(vt_, 0.0)), b_.getInt8Ty()); break;
-    }
-    b_.CreateStore(out, p);
-  }
-
-  /// Truncates toward zero modulo 2^64 (NaN and infinities give 0), so narrowing
-  /// wraps as atl::round_to does even past int64's range: beyond 2^63 a float
-  /// is an integer m * 2^e, reduced by shifting its mantissa (branch-free).
-  llvm::Value *wrapping_i64(llvm::Value *v) {
-    bool f32 = v->getType()->isFloatTy();
-    unsigned width = f32 ? 32 : 64, mant = f32 ? 23 : 52, bias = f32 ? 127 : 1023;
-    llvm::Type *ity = b_.getIntNTy(width);
-    llvm::Value *bits = b_.CreateBitCast(v, ity);
-    llvm::Value *exp = b_.CreateZExt(b_.CreateAnd(b_.CreateLShr(bits, mant), (1u << (width - mant - 1)) - 1), i64_);
-    llvm::Value *m = b_.CreateZExt(
-        b_.CreateOr(b_.CreateAnd(bits, llvm::ConstantInt::get(ity, (std::uint64_t(1) << mant) - 1)),
-                    llvm::ConstantInt::get(ity, std::uint64_t(1) << mant)),
-        i64_);
-    llvm::Value *e = b_.CreateSub(exp, b_.getInt64(bias + mant));
-    llvm::Value *shifted = b_.CreateSelect(b_.CreateICmpULT(e, b_.getInt64(64)), b_.CreateShl(m, e), b_.getInt64(0));
-    llvm::Value *negative = b_.CreateICmpSLT(bits, llvm::ConstantInt::get(ity, 0));
-    llvm::Value *big = b_.CreateSelect(negative, b_.CreateNeg(shifted), shifted);
-    llvm::Value *small = b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, v),
-                                          llvm::ConstantFP::get(v->getType(), 9223372036854775808.0));
-    return b_.CreateSelect(small, saturating_i64(v), big);
-  }
-
-  llvm::Value *saturating_i64(llvm::Value *v) {
-    return b_.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {i64_, v->getType()}, {v});
   }
 
   // ---- expressions -----------------------------------------------------------------------------
