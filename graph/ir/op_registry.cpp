@@ -160,6 +160,7 @@ const OpInfo *find_op(std::string_view name) {
 const std::vector<const OpInfo *> &all_ops() { return registry().list; }
 
 PatternKind node_pattern(const OpInfo &op, const OpContext &ctx) {
+  if (std::string_view(op.name) == "Compute") return compute_pattern(ctx);
   if (op.pattern != PatternKind::Broadcast || ctx.outputs.empty()) return op.pattern;
   for (const auto &t : ctx.inputs)
     if (t && t->shape != ctx.outputs[0].shape) return op.pattern;

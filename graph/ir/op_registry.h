@@ -88,7 +88,15 @@ const OpInfo *find_op(std::string_view name);
 const std::vector<const OpInfo *> &all_ops();
 /// The pattern of one application of `op`: its static pattern, except that a
 /// Broadcast operator whose inputs all have the output's shape (ctx.outputs
-/// filled) is Elementwise.
+/// filled) is Elementwise, and a `Compute` node is classified from its
+/// definition (compute_pattern).
 PatternKind node_pattern(const OpInfo &op, const OpContext &ctx);
+
+/// The pattern of a `Compute` node: Elementwise when it is one assignment
+/// `Y(i, j, ...) = f(...)` whose reads are all at exactly (i, j, ...),
+/// Broadcast when the other reads are of lower-rank tensors (per-channel
+/// parameters), Opaque otherwise (reductions, several statements, shifted,
+/// permuted or guarded reads).
+PatternKind compute_pattern(const OpContext &ctx);
 
 }  // namespace atl

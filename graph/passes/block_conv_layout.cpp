@@ -4,6 +4,7 @@
 #include "graph/ir/op_registry.h"
 #include "graph/passes/rebuild_graph.h"
 
+#include <cstdio>
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -136,6 +137,7 @@ public:
       if (auto b = as_conversion(g_, node, o_.block)) blocked_[node.outputs[0]] = *b;
       if (node.op == "Conv" && rewrite_conv(node)) continue;
       if (elementwise_node(g_, node) && rewrite_elementwise(node)) continue;
+      if (node.op == "BatchNormalization" && rewrite_batchnorm(node)) continue;
       out_.push_back(node);
     }
     account();
@@ -289,6 +291,46 @@ private:
     st_.count("elementwise ops kept blocked");
     Shape s = concrete_shape(g_.tensor(out).type.shape);
     add_conversion(out, e.outputs[0], s, node);
+    return true;
+  }
+
+  /// Inference BatchNormalization of a blocked tensor: the per-channel
+  /// parameters read at channel B * cb + lane (padded lanes compute zeros).
+  bool rewrite_batchnorm(const Node &node) {
+    auto it = blocked_.find(node.inputs[0]);
+    if (it == blocked_.end() || node.outputs.size() != 1 || node.inputs.size() != 5) return false;
+    if (node.attrs.contains("training_mode") && node.attrs["training_mode"].is_number() &&
+        node.attrs["training_mode"].get<int>() != 0)
+      return false;
+    const Blocked &x = it->second;
+    for (std::size_t i = 1; i < 5; ++i) {
+      const TensorType &t = g_.tensor(node.inputs[i]).type;
+      if (t.dtype != DType::F32 || t.rank() != 1 || t.shape[0].is_symbolic() || t.shape[0].value != x.channels)
+        return false;
+    }
+    for (const std::string &t : node.inputs)
+      if (!usable_name(t)) return false;
+    if (!usable_name(node.outputs[0])) return false;
+    double eps = node.attrs.contains("epsilon") && node.attrs["epsilon"].is_number() ? node.attrs["epsilon"].get<double>()
+                                                                                        : 1e-5;
+    const std::int64_t b = o_.block, cb = x.shape[1];
+    bool padded = cb * b != x.channels;
+    auto param = [&](std::size_t i, const char *fallback) {
+      std::string r = node.inputs[i] + "(" + num(b) + " * cb_ + l_)";
+      return padded ? "guard(" + r + ", " + fallback + ")" : r;
+    };
+    char eps_text[32];
+    std::snprintf(eps_text, sizeof eps_text, "%.9g", eps);
+    std::string y5 = fresh_tensor_name(g_, node.outputs[0] + "_blk", taken_);
+    std::string expr = y5 + "(n_, cb_, h_, w_, l_) = (" + x.blocked + "(n_, cb_, h_, w_, l_) - " + param(3, "0") +
+                       ") / sqrt(" + param(4, "1") + " + " + eps_text + ") * " + param(1, "0") + " + " + param(2, "0") +
+                       " where n_ in 0:" + num(x.shape[0]) + ", cb_ in 0:" + num(cb) + ", h_ in 0:" + num(x.shape[2]) +
+                       ", w_ in 0:" + num(x.shape[3]) + ", l_ in 0:" + num(b);
+    std::vector<std::string> inputs = {x.blocked, node.inputs[1], node.inputs[2], node.inputs[3], node.inputs[4]};
+    out_.push_back(compute(node.name, inputs, y5, expr, node));
+    out_.back().name = node.name;  // keeps the node's name (hints, explain)
+    st_.count("batch normalizations kept blocked");
+    add_conversion(node.outputs[0], y5, concrete_shape(g_.tensor(node.outputs[0]).type.shape), node);
     return true;
   }
 

@@ -5,6 +5,7 @@
 #include "graph/compute/compute.h"
 #include "graph/ir/ops/ops_util.h"
 
+#include <functional>
 #include <set>
 
 namespace atl::ops {
@@ -181,3 +182,56 @@ std::vector<OpInfo> compute_ops() {
 }
 
 }  // namespace atl::ops
+
+namespace atl {
+
+namespace {
+
+/// Reads in `e`: false when one is neither at exactly `lhs` nor of a tensor of
+/// lower rank, or is guarded; counts the reads at `lhs`.
+bool pointwise_reads(const compute::Expr &e, const compute::Expr &lhs, int &identity) {
+  using compute::ExprKind;
+  if (e.kind == ExprKind::Guard) return false;
+  if (e.kind == ExprKind::Read) {
+    if (e.name == lhs.name) return false;
+    bool same = e.args.size() == lhs.args.size();
+    for (std::size_t i = 0; same && i < e.args.size(); ++i)
+      same = e.args[i]->kind == ExprKind::Var && e.args[i]->name == lhs.args[i]->name;
+    if (same) {
+      ++identity;
+      return true;
+    }
+    if (e.args.size() >= lhs.args.size()) return false;
+  }
+  for (const compute::ExprPtr &a : e.args)
+    if (!pointwise_reads(*a, lhs, identity)) return false;
+  return true;
+}
+
+}  // namespace
+
+PatternKind compute_pattern(const OpContext &ctx) {
+  std::shared_ptr<const compute::Program> p;
+  try {
+    p = compute::parse(ctx.attr_string("expr", ""));
+  } catch (const std::exception &) {
+    return PatternKind::Opaque;
+  }
+  if (p->statements.size() != 1) return PatternKind::Opaque;
+  const compute::Statement &st = p->statements[0];
+  if (st.op != compute::AssignOp::Assign || st.init || !st.lhs || !st.rhs) return PatternKind::Opaque;
+  std::set<std::string> seen;
+  for (const compute::ExprPtr &a : st.lhs->args)
+    if (a->kind != compute::ExprKind::Var || !seen.insert(a->name).second) return PatternKind::Opaque;
+  int identity = 0;
+  if (!pointwise_reads(*st.rhs, *st.lhs, identity) || identity == 0) return PatternKind::Opaque;
+  std::size_t reads = 0;
+  std::function<void(const compute::Expr &)> count = [&](const compute::Expr &e) {
+    reads += e.kind == compute::ExprKind::Read;
+    for (const compute::ExprPtr &a : e.args) count(*a);
+  };
+  count(*st.rhs);
+  return static_cast<std::size_t>(identity) == reads ? PatternKind::Elementwise : PatternKind::Broadcast;
+}
+
+}  // namespace atl

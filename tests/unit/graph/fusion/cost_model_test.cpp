@@ -1,5 +1,6 @@
 // cost_model: which candidate clusters the rules and the cost model accept, and why not.
 #include "graph/fusion/cost_model.h"
+#include "graph/fusion/node_facts.h"
 
 #include "fusion_graphs.h"
 
@@ -96,11 +97,42 @@ TEST_CASE("cost model: an opaque Compute node stays alone") {
   g.name = "opaque";
   g.add_input("x", {DType::F32, {4}});
   g.add_node(make_node("Relu", {"x"}, {"a"}, "relu"));
-  g.add_node(make_node("Compute", {"a"}, {"y"}, "c", {{"expr", "y(i) = a(i) * 2"}}));
+  g.add_node(make_node("Compute", {"a"}, {"y"}, "c", {{"expr", "y(i) = a(3 - i) * 2 where i in 0:4"}}));
   g.add_output("y");
   g.finalize();
   ClusterVerdict v = judge_cluster(g, {0, 1});
   CHECK_FALSE(v.ok);
   CHECK(v.reason.find("c (Compute) is opaque") != std::string::npos);
+}
+
+TEST_CASE("cost model: a pointwise Compute node fuses like an elementwise operator") {
+  Graph g;
+  g.name = "pointwise";
+  g.add_input("x", {DType::F32, {4, 3}});
+  g.add_input("s", {DType::F32, {3}});
+  g.add_node(make_node("Relu", {"x"}, {"a"}, "relu"));
+  g.add_node(make_node("Compute", {"a", "s"}, {"y"}, "c", {{"expr", "y(i, j) = a(i, j) * s(j) + 1"}}));
+  g.add_output("y");
+  g.finalize();
+  CHECK(judge_cluster(g, {0, 1}).ok);
+}
+
+TEST_CASE("compute_pattern: one pointwise assignment is elementwise or broadcast, anything else opaque") {
+  auto pattern = [](const std::string &expr, std::vector<std::string> inputs, std::vector<Shape> shapes) {
+    Graph g;
+    g.name = "p";
+    for (std::size_t i = 0; i < inputs.size(); ++i) g.add_input(inputs[i], {DType::F32, to_sym_shape(shapes[i])});
+    g.add_node(make_node("Compute", inputs, {"y"}, "c", {{"expr", expr}}));
+    g.add_output("y");
+    g.finalize();
+    return node_kind(g, 0);
+  };
+  CHECK(pattern("y(i, j) = exp(a(i, j)) + b(i, j)", {"a", "b"}, {{2, 3}, {2, 3}}) == PatternKind::Elementwise);
+  CHECK(pattern("y(i, j) = a(i, j) * s(j)", {"a", "s"}, {{2, 3}, {3}}) == PatternKind::Broadcast);
+  CHECK(pattern("y(i, j) = a(j, i)", {"a"}, {{3, 3}}) == PatternKind::Opaque);             // permuted
+  CHECK(pattern("y(i) +=! a(i, j)", {"a"}, {{2, 3}}) == PatternKind::Opaque);              // reduction
+  CHECK(pattern("y(i) = guard(a(i - 1), 0) where i in 0:3", {"a"}, {{3}}) == PatternKind::Opaque);  // guarded
+  CHECK(pattern("t(i) = a(i)\ny(i) = t(i)", {"a"}, {{3}}) == PatternKind::Opaque);        // two statements
+  CHECK(pattern("y(i) = 2 * i where i in 0:3", {}, {}) == PatternKind::Opaque);            // reads nothing
 }
 }

@@ -159,6 +159,34 @@ TEST_CASE("block_conv_layout: conv -> Relu -> conv -> Add(residual) stays blocke
   CHECK(max_output_difference(g, out) < 1e-5);
 }
 
+TEST_CASE("block_conv_layout: run-time BatchNormalization between convs stays blocked (padded lanes too)") {
+  for (std::int64_t co : {32, 20}) {
+    CAPTURE(co);
+    Graph g;
+    g.name = "bn_chain";
+    g.add_input("x", {DType::F32, {2, 6, 7, 9}});
+    g.add_input("W1", {DType::F32, {co, 6, 1, 1}});
+    g.add_input("W2", {DType::F32, {16, co, 3, 3}});
+    for (const char *p : {"sc", "bi", "mu"}) g.add_input(p, {DType::F32, {co}});
+    std::vector<double> var = random_values(static_cast<std::size_t>(co), 11);
+    for (double &v : var) v = 1.25 + v;  // positive variances
+    g.add_weight("va", {DType::F32, {co}}, {}, var);
+    g.add_node(make_node("Conv", {"x", "W1"}, {"a"}, "c1"));
+    g.add_node(make_node("BatchNormalization", {"a", "sc", "bi", "mu", "va"}, {"n"}, "bn", {{"epsilon", 1e-3}}));
+    g.add_node(make_node("Relu", {"n"}, {"r"}, "relu"));
+    g.add_node(make_node("Conv", {"r", "W2"}, {"y"}, "c2", {{"pads", {1, 1, 1, 1}}}));
+    g.add_output("y");
+    g.finalize();
+    PassStats st;
+    Graph out = eliminate_dead_nodes(block_conv_layout(g, &st, always()));
+    CHECK(st.counts["batch normalizations kept blocked"] == 1);
+    CHECK(st.counts["convs reading a blocked input"] == 1);
+    CHECK(st.counts["conversions to NCHW"] == 1);  // only the graph output
+    CHECK(count_op(out, "BatchNormalization") == 0);
+    CHECK(max_output_difference(g, out) < 1e-4);
+  }
+}
+
 TEST_CASE("block_conv_layout: an NCHW tensor also read elsewhere keeps its conversion") {
   Graph g;
   g.name = "two_readers";
