@@ -1,5 +1,6 @@
 # Performance transformations driven by the cost model (paths relative to polyhedral/).
 target_sources(atoll_poly PRIVATE
+  transforms/cpu_tiling_common.cpp
   transforms/footprint.cpp
   transforms/tile_for_cpu.cpp
   transforms/tile_window_for_cpu.cpp

@@ -1,5 +1,6 @@
 // Tiles the GEMM-shaped statement of a cluster for the CPU target: cache tiles from isl footprints, a register micro-tile isolated for unroll-and-jam and vectors.
 #include "polyhedral/transforms/tile_for_cpu.h"
+#include "polyhedral/transforms/cpu_tiling_common.h"
 
 #include "polyhedral/transforms/footprint.h"
 
@@ -13,79 +14,19 @@ namespace {
 
 using compute::Expr;
 using compute::ExprKind;
+using namespace tiling;
 
-/// A statement group of the schedule: its filter and (optionally) its band.
-struct Group {
-  isl::union_set filter;
-  std::optional<isl::multi_union_pw_aff> band;
-  bool permutable = false;
-  std::vector<bool> coincident;
-};
 
-std::vector<bool> coincidence(const isl::schedule_node_band &b) {
-  std::vector<bool> c;
-  for (unsigned m = 0; m < b.n_member(); ++m) c.push_back(b.member_get_coincident(static_cast<int>(m)));
-  return c;
-}
 
-/// The statement groups of the two shapes schedulers produce for one node:
-/// band -> (leaf | sequence of filter -> leaf), or sequence of filter -> (band -> leaf | leaf).
-std::optional<std::vector<Group>> groups_of(const isl::schedule &schedule) {
-  isl::schedule_node top = schedule.root().child(0);
-  std::vector<Group> out;
-  if (top.isa<isl::schedule_node_band>()) {
-    auto b = top.as<isl::schedule_node_band>();
-    isl::schedule_node sub = b.child(0);
-    auto add = [&](const isl::union_set &f) {
-      out.push_back({f, b.partial_schedule().intersect_domain(f), b.permutable(), coincidence(b)});
-    };
-    if (sub.isa<isl::schedule_node_leaf>()) add(schedule.domain());
-    else if (sub.isa<isl::schedule_node_sequence>()) {
-      for (unsigned c = 0; c < sub.n_children(); ++c) {
-        isl::schedule_node f = sub.child(static_cast<int>(c));
-        if (!f.child(0).isa<isl::schedule_node_leaf>()) return std::nullopt;
-        add(f.as<isl::schedule_node_filter>().filter());
-      }
-    } else return std::nullopt;
-    return out;
-  }
-  if (!top.isa<isl::schedule_node_sequence>()) return std::nullopt;
-  for (unsigned c = 0; c < top.n_children(); ++c) {
-    isl::schedule_node f = top.child(static_cast<int>(c));
-    Group g{f.as<isl::schedule_node_filter>().filter(), std::nullopt, false, {}};
-    isl::schedule_node sub = f.child(0);
-    if (sub.isa<isl::schedule_node_band>()) {
-      auto b = sub.as<isl::schedule_node_band>();
-      if (!b.child(0).isa<isl::schedule_node_leaf>()) return std::nullopt;
-      g.band = b.partial_schedule();
-      g.permutable = b.permutable();
-      g.coincident = coincidence(b);
-    } else if (!sub.isa<isl::schedule_node_leaf>()) return std::nullopt;
-    out.push_back(g);
-  }
-  return out;
-}
 
-bool mentions(const Expr &e, const std::string &var) {
-  if (e.kind == ExprKind::Var && e.name == var) return true;
-  for (const auto &a : e.args)
-    if (a && mentions(*a, var)) return true;
-  return false;
-}
 
-/// Every Read in `e` (a Guard's read included).
-void reads_in(const Expr &e, std::vector<const Expr *> &out) {
-  if (e.kind == ExprKind::Read) out.push_back(&e);
-  for (const auto &a : e.args)
-    if (a) reads_in(*a, out);
-}
 
-/// Number of values of dimension `d` of `domain`, or -1 when not a constant.
-long extent(const isl::set &domain, int d) {
-  isl::val lo = domain.dim_min_val(d), hi = domain.dim_max_val(d);
-  if (!lo.is_int() || !hi.is_int()) return -1;
-  return hi.get_num_si() - lo.get_num_si() + 1;
-}
+
+
+
+
+
+
 
 /// The dimensions' roles in the micro-kernel.
 struct Roles {
@@ -205,22 +146,12 @@ isl::union_pw_aff member(const ScopStatement &s, const std::string &expr) {
   return isl::union_pw_aff(s.domain.ctx(), "{ " + s.name + "[" + vars + "] -> [(" + expr + ")] }");
 }
 
-std::string x(int d) { return "x" + std::to_string(d); }
+
 std::string tiled(int d, long t) { return "floor(" + x(d) + "/" + std::to_string(t) + ")"; }
 
-isl::multi_union_pw_aff product(const std::vector<isl::union_pw_aff> &members) {
-  isl::multi_union_pw_aff m(members.front());
-  for (std::size_t k = 1; k < members.size(); ++k) m = m.flat_range_product(isl::multi_union_pw_aff(members[k]));
-  return m;
-}
 
-isl::schedule_node insert_band(isl::schedule_node at, const std::vector<isl::union_pw_aff> &members,
-                               const std::vector<bool> &coincident, bool permutable) {
-  auto b = at.insert_partial_schedule(product(members)).as<isl::schedule_node_band>();
-  b = b.set_permutable(permutable ? 1 : 0);
-  for (std::size_t m = 0; m < coincident.size(); ++m) b = b.member_set_coincident(static_cast<int>(m), coincident[m] ? 1 : 0);
-  return b;
-}
+
+
 
 /// { isolate[[tile loops] -> [register-tile band]] : the micro-tile is full }:
 /// its last row and last column are values of the row and vector dimensions.

@@ -1,0 +1,50 @@
+// Helpers shared by the CPU tiling transformations (tile_for_cpu,
+// tile_window_for_cpu): the statement groups of a scheduler's tree, reads
+// in statement bodies, extents of domains, and band construction.
+#pragma once
+
+#include "graph/compute/ast.h"
+
+#include <isl/cpp.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace atl::poly::tiling {
+
+/// A statement group of the schedule: its filter and (optionally) its band.
+struct Group {
+  isl::union_set filter;
+  std::optional<isl::multi_union_pw_aff> band;
+  bool permutable = false;
+  std::vector<bool> coincident;
+};
+
+/// The coincident flags of a band's members.
+std::vector<bool> coincidence(const isl::schedule_node_band &b);
+
+/// The statement groups of the two shapes schedulers produce for one node:
+/// band -> (leaf | sequence of filter -> leaf), or sequence of filter -> (band -> leaf | leaf).
+std::optional<std::vector<Group>> groups_of(const isl::schedule &schedule);
+
+/// True when `e` mentions the index or parameter `var`.
+bool mentions(const compute::Expr &e, const std::string &var);
+
+/// The tensor reads in `e` (Read nodes), in order.
+void reads_in(const compute::Expr &e, std::vector<const compute::Expr *> &out);
+
+/// The number of values dimension `d` of `domain` takes; -1 when it is not bounded by constants.
+long extent(const isl::set &domain, int d);
+
+/// "x<d>": the name of dimension d in the tuples the transformations write.
+std::string x(int d);
+
+/// The members as one multi_union_pw_aff.
+isl::multi_union_pw_aff product(const std::vector<isl::union_pw_aff> &members);
+
+/// Inserts a band of `members` at `at` with the given coincident flags.
+isl::schedule_node insert_band(isl::schedule_node at, const std::vector<isl::union_pw_aff> &members,
+                               const std::vector<bool> &coincident, bool permutable = true);
+
+}  // namespace atl::poly::tiling
