@@ -110,16 +110,21 @@ TEST_CASE("tile_window_for_cpu: a stride-2 window keeps scalar columns; hints se
 TEST_CASE("tile_window_for_cpu: contractions and elementwise nodes are left alone") {
   poly::WindowTileOptions o;
   o.target = avx512();
+  // Each result holds isl objects of its graph's context: it must go before that context does.
   polytest::Scheduled mm(test::make_case_graph({"MatMul", {f({8, 9}), f({9, 10})}}, "mm", "mm"));
-  poly::WindowTileResult r = poly::tile_window_for_cpu(mm.scop, mm.schedule, o);
-  CHECK_FALSE(r.applied);
-  CHECK(r.reason == "a contraction dimension (GEMM-shaped)");
+  {
+    poly::WindowTileResult r = poly::tile_window_for_cpu(mm.scop, mm.schedule, o);
+    CHECK_FALSE(r.applied);
+    CHECK(r.reason == "a contraction dimension (GEMM-shaped)");
+  }
   polytest::Scheduled conv(test::make_case_graph({"Conv", {f({1, 4, 9, 9}), f({6, 4, 3, 3})}}, "cv", "cv"));
   CHECK(poly::tile_window_for_cpu(conv.scop, conv.schedule, o).reason == "a contraction dimension (GEMM-shaped)");
   polytest::Scheduled relu(test::make_case_graph({"Relu", {f({4, 9})}}, "r", "r"));
-  r = poly::tile_window_for_cpu(relu.scop, relu.schedule, o);
-  CHECK_FALSE(r.applied);
-  CHECK(r.reason == "no window reduction");
+  {
+    poly::WindowTileResult r = poly::tile_window_for_cpu(relu.scop, relu.schedule, o);
+    CHECK_FALSE(r.applied);
+    CHECK(r.reason == "no window reduction");
+  }
   polytest::Scheduled sum(test::make_case_graph({"ReduceSum", {f({4, 9}), {{1}, DType::I64, "", std::vector<double>{1}}}},
                                                 "rs", "rs"));
   CHECK_FALSE(poly::tile_window_for_cpu(sum.scop, sum.schedule, o).applied);
