@@ -87,4 +87,24 @@ isl::schedule_node insert_band(isl::schedule_node at, const std::vector<isl::uni
 
 std::string x(int d) { return "x" + std::to_string(d); }
 
+isl::schedule_node insert_group_band(isl::schedule_node leaf, const Group &g) {
+  if (!g.band) return leaf;
+  auto b = leaf.insert_partial_schedule(*g.band).as<isl::schedule_node_band>();
+  b = b.set_permutable(g.permutable ? 1 : 0);
+  for (std::size_t m = 0; m < g.coincident.size(); ++m) b = b.member_set_coincident(static_cast<int>(m), g.coincident[m] ? 1 : 0);
+  return isl::schedule_node(b);
+}
+
+isl::schedule rebuild_groups(const isl::union_set &domain, const std::vector<Group> &groups,
+                             const std::function<isl::schedule_node(isl::schedule_node, std::size_t)> &build) {
+  isl::schedule_node node = isl::schedule_node::from_domain(domain).child(0);
+  if (groups.size() == 1) return build(node, 0).schedule();
+  isl::union_set_list filters(domain.ctx(), static_cast<int>(groups.size()));
+  for (const Group &g : groups) filters = filters.add(g.filter);
+  node = node.insert_sequence(filters);
+  for (std::size_t gi = 0; gi < groups.size(); ++gi)
+    node = build(node.child(static_cast<int>(gi)).child(0), gi).parent().parent();
+  return node.schedule();
+}
+
 }  // namespace atl::poly::tiling

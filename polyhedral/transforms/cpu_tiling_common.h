@@ -7,6 +7,7 @@
 
 #include <isl/cpp.h>
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,5 +47,15 @@ isl::multi_union_pw_aff product(const std::vector<isl::union_pw_aff> &members);
 /// Inserts a band of `members` at `at` with the given coincident flags.
 isl::schedule_node insert_band(isl::schedule_node at, const std::vector<isl::union_pw_aff> &members,
                                const std::vector<bool> &coincident, bool permutable = true);
+
+/// Inserts the group's own band (as the scheduler made it) at `leaf`; returns
+/// the leaf when the group has none.
+isl::schedule_node insert_group_band(isl::schedule_node leaf, const Group &g);
+
+/// The schedule over `domain` of `groups` in their order: a sequence of their
+/// filters (no sequence for one group), each subtree built at its leaf by
+/// `build(leaf, group index)`, which returns the node it inserted.
+isl::schedule rebuild_groups(const isl::union_set &domain, const std::vector<Group> &groups,
+                             const std::function<isl::schedule_node(isl::schedule_node, std::size_t)> &build);
 
 }  // namespace atl::poly::tiling

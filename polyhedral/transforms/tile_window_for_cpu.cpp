@@ -364,26 +364,10 @@ WindowTileResult tile_window_for_cpu(const Scop &scop, const isl::schedule &sche
   }
   *groups = kept, windows = kept_windows, tiles = kept_tiles;
 
-  auto build_group = [&](isl::schedule_node leaf, std::size_t gi) {
+  res.schedule = rebuild_groups(schedule.domain(), *groups, [&](isl::schedule_node leaf, std::size_t gi) {
     if (windows[gi]) return build_window(leaf, *windows[gi], tiles[gi]);
-    const Group &g = (*groups)[gi];
-    if (!g.band) return leaf;
-    auto b = leaf.insert_partial_schedule(*g.band).as<isl::schedule_node_band>();
-    b = b.set_permutable(g.permutable ? 1 : 0);
-    for (std::size_t m = 0; m < g.coincident.size(); ++m) b = b.member_set_coincident(static_cast<int>(m), g.coincident[m] ? 1 : 0);
-    return isl::schedule_node(b);
-  };
-  isl::schedule_node node = isl::schedule_node::from_domain(schedule.domain()).child(0);
-  if (groups->size() == 1) {
-    node = build_group(node, 0);
-  } else {
-    isl::union_set_list filters(schedule.ctx(), static_cast<int>(groups->size()));
-    for (const Group &g : *groups) filters = filters.add(g.filter);
-    node = node.insert_sequence(filters);
-    for (std::size_t gi = 0; gi < groups->size(); ++gi)
-      node = build_group(node.child(static_cast<int>(gi)).child(0), gi).parent().parent();
-  }
-  res.schedule = node.schedule();
+    return insert_group_band(leaf, (*groups)[gi]);
+  });
   res.applied = true;
   return res;
 }
