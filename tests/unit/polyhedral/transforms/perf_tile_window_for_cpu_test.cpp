@@ -7,6 +7,7 @@
 #include "polyhedral/transforms/tile_window_for_cpu.h"
 #include "src/pipeline/compile_graph.h"
 #include "src/runtime/init_data.h"
+#include "tests/unit/polyhedral/transforms/random_variants.h"
 #include "tests/unit/polyhedral/transforms/transform_test_util.h"
 #include "tests/unit/src/ops/op_cases.h"
 
@@ -151,12 +152,7 @@ TEST_CASE("tile_window_for_cpu: compile_cluster takes the window path for depthw
 TEST_CASE("tile_window_for_cpu: random register tiles and vector widths keep results equal (JIT and C)") {
   const unsigned base_seed = 4242;
   std::vector<test::Case> pool = window_cases();
-  struct Variant {
-    std::size_t source;
-    unsigned seed;
-    std::string what;
-    poly::ClusterResult cluster;
-  };
+  using polytest::Variant;
   std::vector<Graph> graphs;
   std::vector<Variant> variants;
   for (std::size_t p = 0; p < pool.size(); ++p)
@@ -190,23 +186,6 @@ TEST_CASE("tile_window_for_cpu: random register tiles and vector widths keep res
     }
   }
   CHECK(applied == static_cast<int>(variants.size()));
-  std::vector<poly::LKernel> kernels;
-  for (const Variant &v : variants) kernels.push_back(v.cluster.kernel);
-  std::vector<std::pair<std::string, std::shared_ptr<cpu::CpuExecutable>>> exes;
-  exes.emplace_back("jit", cpu::jit_kernels(kernels));
-  exes.emplace_back("c", cpu::build_c_kernels(kernels));
-  for (auto &[path, exe] : exes) {
-    for (const Variant &v : variants) {
-      const Graph &g = graphs[v.source];
-      std::map<std::string, Tensor> feeds = make_graph_inputs(g);
-      CompiledGraph cg;
-      cg.clusters = {v.cluster};
-      cg.functions.push_back(exe->entry(v.cluster.kernel.name));
-      cg.keep_alive = exe;
-      VerifyResult r = compare_outputs(run_compiled(cg, g, feeds, {}), run_reference(g, feeds), g.outputs);
-      CHECK_MESSAGE(r.passed, path << " seed " << v.seed << " " << test::describe_case(pool[v.source]) << " "
-                                   << v.what << ": " << r.detail << "\n" << v.cluster.schedule_yaml);
-    }
-  }
+  polytest::check_variants(variants, graphs, pool);
 }
 }
