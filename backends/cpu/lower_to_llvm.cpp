@@ -134,18 +134,19 @@ private:
 
   /// Extents (constants or parameters) and strides of every array, in the current function.
   void bind_arrays(const std::vector<llvm::Value *> &ptrs) {
-    for (std::size_t i = 0; i < k_.arrays.size(); ++i) {
-      const poly::LArray &a = k_.arrays[i];
-      ArrayView v;
-      v.decl = &a;
-      v.base = ptrs[i];
-      for (const Dim &d : a.shape)
-        v.extents.push_back(d.is_symbolic() ? frame_.vars.at(d.symbol) : b_.getInt64(d.value));
-      v.strides.assign(a.shape.size(), b_.getInt64(1));
-      for (std::size_t d = a.shape.size(); d-- > 1;)
-        v.strides[d - 1] = b_.CreateNSWMul(v.strides[d], v.extents[d]);
-      frame_.arrays[a.name] = v;
-    }
+    for (std::size_t i = 0; i < k_.arrays.size(); ++i) frame_.arrays[k_.arrays[i].name] = array_view(k_.arrays[i], ptrs[i]);
+  }
+
+  /// `a` at `base`: its extents (constants or parameters of this function)
+  /// and row-major strides (constant-folded when the extents are constants).
+  ArrayView array_view(const poly::LArray &a, llvm::Value *base) {
+    ArrayView v;
+    v.decl = &a;
+    v.base = base;
+    for (const Dim &d : a.shape) v.extents.push_back(d.is_symbolic() ? frame_.vars.at(d.symbol) : b_.getInt64(d.value));
+    v.strides.assign(a.shape.size(), b_.getInt64(1));
+    for (std::size_t d = a.shape.size(); d-- > 1;) v.strides[d - 1] = b_.CreateNSWMul(v.strides[d], v.extents[d]);
+    return v;
   }
 
   /// An array in the current function. A local array (contract_arrays) gets
@@ -159,26 +160,14 @@ private:
     for (const poly::LArray &a : k_.locals)
       if (a.name == name) local = &a;
     ATOLL_ASSERT(local, "unknown array " + name);
-    ArrayView v;
-    v.decl = local;
     std::int64_t size = 1;
-    for (const Dim &d : local->shape) {
-      v.extents.push_back(b_.getInt64(d.value));
-      size *= d.value;
-    }
-    v.strides.assign(local->shape.size(), b_.getInt64(1));
-    std::int64_t stride = 1;
-    for (std::size_t d = local->shape.size(); d-- > 1;) {
-      stride *= local->shape[d].value;
-      v.strides[d - 1] = b_.getInt64(stride);
-    }
+    for (const Dim &d : local->shape) size *= d.value;
     llvm::BasicBlock &entry = frame_.fn->getEntryBlock();
     llvm::IRBuilder<> at(&entry, entry.begin());
     auto *buffer = at.CreateAlloca(llvm::ArrayType::get(storage_type(local->dtype), static_cast<std::uint64_t>(size)),
                                    nullptr, name);
     buffer->setAlignment(llvm::Align(64));
-    v.base = buffer;
-    return frame_.arrays.emplace(name, std::move(v)).first->second;
+    return frame_.arrays.emplace(name, array_view(*local, buffer)).first->second;
   }
 
   // ---- statements ------------------------------------------------------------------------------
