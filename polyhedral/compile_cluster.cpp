@@ -9,6 +9,7 @@
 #include "polyhedral/scop/scop.h"
 #include "polyhedral/transforms/contract_arrays.h"
 #include "polyhedral/transforms/fuse_sibling_bands.h"
+#include "polyhedral/transforms/pack_tiles.h"
 #include "polyhedral/transforms/tile_for_cpu.h"
 #include "polyhedral/transforms/tile_window_for_cpu.h"
 
@@ -62,7 +63,8 @@ ScheduleResult run_scheduler(const Scop &scop, const Dependences &deps, const Po
 /// Cost-model tiling for the CPU (a schedule the caller gave is used as is);
 /// the result is checked and dropped when illegal.
 isl::schedule optimize_for_cpu(const Scop &scop, const Dependences &deps, const isl::schedule &schedule,
-                               const std::string &algorithm, const PolyOptions &o, ClusterResult &r) {
+                               const std::string &algorithm, const PolyOptions &o, ClusterResult &r,
+                               std::vector<PackedRead> &packs) {
   if (!o.tile || algorithm == "given") return schedule;
   CpuTileOptions to;
   to.target = o.target;
@@ -93,6 +95,17 @@ isl::schedule optimize_for_cpu(const Scop &scop, const Dependences &deps, const 
   r.stats["bands_tiled"] += 1;
   r.stats["register_tiles"] += 1;
   r.stats["register_tile_elements"] += t.mr * t.nr;
+  if (o.pack) {
+    PackOptions po;
+    po.target = o.target;
+    PackResult p = pack_tiles(scop, t.schedule, t, po);
+    if (!p.packs.empty()) {
+      r.stats["arrays_packed"] += static_cast<long>(p.packs.size());
+      r.stats["packed_bytes"] += p.packed_bytes;
+      packs = p.packs;
+    }
+    return p.schedule;
+  }
   return t.schedule;
 }
 
@@ -152,7 +165,8 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
         r.stats["bands_fused"] += f.fusions;
       }
     }
-    sched.schedule = optimize_for_cpu(scop, deps, sched.schedule, sched.algorithm, options, r);
+    std::vector<PackedRead> packs;
+    sched.schedule = optimize_for_cpu(scop, deps, sched.schedule, sched.algorithm, options, r, packs);
     r.schedule_yaml = schedule_to_yaml(sched.schedule);
     r.algorithm = sched.algorithm;
     r.fallbacks = sched.fallbacks;
@@ -161,6 +175,7 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     AstOptions aopts;
     aopts.parallel = options.parallel;
     aopts.vectorize = options.vectorize;
+    aopts.packs = packs;
     r.kernel = build_ast(scop, deps, sched.schedule, aopts);
     if (options.vectorize) r.kernel.vector_lanes = options.target.vector_lanes;
     if (options.contract) {

@@ -35,6 +35,9 @@ struct PolyOptions {
   /// Array contraction (transforms/contract_arrays): temporaries used within
   /// one iteration of an outer loop nest become local buffers.
   bool contract = true;
+  /// Packing (transforms/pack_tiles): a cache tile's panel of a GEMM operand
+  /// copied into a local buffer where the cost model says it pays.
+  bool pack = true;
   long unroll = 0;   ///< the `unroll` hint: register-tile rows (0 = cost model, 1 = no unroll-and-jam)
   CpuTarget target = host_target();  ///< caches, vector width, cores (tests override)
 };

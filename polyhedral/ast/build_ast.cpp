@@ -12,6 +12,7 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <set>
 
 namespace atl::poly {
 
@@ -76,8 +77,11 @@ double identity_of(compute::AssignOp op, DType t) {
 
 class Converter {
 public:
-  Converter(const Scop &scop, const std::vector<LoopInfo> &loops, const AstOptions &o)
-      : scop_(scop), loops_(loops), opts_(o) {}
+  Converter(const Scop &scop, const std::vector<LoopInfo> &loops, const AstOptions &o,
+            const std::set<std::string> &disabled)
+      : scop_(scop), loops_(loops), opts_(o) {
+    for (const PackedRead &p : o.packs) packs_[p.statement] = {&p, disabled.count(p.buffer) > 0};
+  }
 
   LStmtPtr node(const isl::ast_node &n, bool inside_parallel) {
     if (n.isa<isl::ast_node_block>()) {
@@ -108,6 +112,63 @@ private:
   const Scop &scop_;
   const std::vector<LoopInfo> &loops_;
   AstOptions opts_;
+
+  /// A packed operand: its copy statement's origin as last seen in the AST,
+  /// and which loop bound each iterator there (valid where the same loops bind them).
+  struct PackState {
+    const PackedRead *pack = nullptr;
+    bool disabled = false;
+    std::vector<LExprPtr> origin;
+    std::map<std::string, int> bound;
+  };
+  std::map<std::string, PackState> packs_;          ///< by copy statement
+  std::vector<std::pair<std::string, int>> open_;  ///< enclosing loops: iterator, id
+  int next_loop_ = 0;
+  const ScopStatement *current_ = nullptr;         ///< the statement being converted
+
+  static void variables(const LExpr &e, std::set<std::string> &out) {
+    if (e.kind == LExprKind::Var) out.insert(e.name);
+    for (const LExprPtr &a : e.args) variables(*a, out);
+  }
+
+  /// The innermost open loop binding `name`, or -1.
+  int binding(const std::string &name) const {
+    for (auto it = open_.rbegin(); it != open_.rend(); ++it)
+      if (it->first == name) return it->second;
+    return -1;
+  }
+
+  /// The copy statement of a packed operand: buffer[j] = array[o + j].
+  LStmtPtr copy(PackState &p, const isl::ast_expr_op &op) {
+    const std::size_t rank = p.pack->shape.size();
+    ATOLL_ASSERT(op.n_arg() == 2 * rank + 1, "copy statement arity");
+    if (p.disabled) return build::block({});
+    std::vector<LExprPtr> origin, at, from;
+    for (std::size_t d = 0; d < rank; ++d) origin.push_back(expr(op.arg(static_cast<int>(1 + d))));
+    for (std::size_t d = 0; d < rank; ++d) {
+      at.push_back(expr(op.arg(static_cast<int>(1 + rank + d))));
+      from.push_back(build::binary(BinOp::Add, origin[d], at[d]));
+    }
+    p.origin = origin;
+    p.bound.clear();
+    std::set<std::string> names;
+    for (const LExprPtr &e : origin) variables(*e, names);
+    for (const std::string &n : names) p.bound[n] = binding(n);
+    return build::store(p.pack->buffer, std::move(at), build::load(p.pack->array, std::move(from)),
+                        compute::AssignOp::Assign, p.pack->statement);
+  }
+
+  /// The packed state that a read of `array` by the current statement uses, or null.
+  const PackState *packed(const std::string &array) const {
+    if (!current_) return nullptr;
+    for (const auto &[name, p] : packs_) {
+      if (p.disabled || p.pack->array != array || p.pack->reader != current_->name || p.origin.empty()) continue;
+      bool valid = true;
+      for (const auto &[var, loop] : p.bound) valid &= binding(var) == loop;
+      if (valid) return &p;
+    }
+    return nullptr;
+  }
 
   /// isl names iterators c0, c1, ...; one that equals an array's name gets
   /// underscores appended (a tensor may well be called c1).
@@ -142,7 +203,9 @@ private:
     std::string it = avoid_array_names(f.iterator().as<isl::ast_expr_id>().id().name());
     LoopInfo info = tag >= 0 && tag < static_cast<int>(loops_.size()) ? loops_[tag] : LoopInfo{true, true};
     bool par = opts_.parallel && !inside_parallel && !info.carries_any;
+    open_.emplace_back(it, next_loop_++);
     LStmtPtr body = as_block(node(f.body(), inside_parallel || par));
+    open_.pop_back();
     std::int64_t step = f.inc().as<isl::ast_expr_int>().val().get_num_si();
     std::set<std::string> marks;
     if (par) marks.insert(mark::kParallel);
@@ -282,6 +345,10 @@ private:
   LExprPtr load(const Expr &read, const Subst &s) {
     std::vector<LExprPtr> subs;
     for (const auto &a : read.args) subs.push_back(index(*a, s));
+    if (const PackState *p = packed(read.name); p && p->origin.size() == subs.size()) {
+      for (std::size_t d = 0; d < subs.size(); ++d) subs[d] = build::binary(BinOp::Sub, subs[d], p->origin[d]);
+      return build::load(p->pack->buffer, std::move(subs));
+    }
     return build::load(read.name, std::move(subs));
   }
 
@@ -306,7 +373,9 @@ private:
   LStmtPtr statement(const isl::ast_expr &call) {
     auto op = call.as<isl::ast_expr_op>();
     std::string name = op.arg(0).as<isl::ast_expr_id>().id().name();
+    if (auto p = packs_.find(name); p != packs_.end()) return copy(p->second, op);
     const ScopStatement *st = scop_.statement(name);
+    current_ = st;
     ATOLL_ASSERT(st, "isl AST names an unknown statement " + name);
     ATOLL_ASSERT(op.n_arg() == st->indices.size() + 1, "statement call arity");
     Subst subst;
@@ -316,9 +385,78 @@ private:
     LExprPtr v;
     if (st->init) v = build::real(identity_of(st->init_of, scop_.array(st->write.array)->array.dtype));
     else v = value(*st->rhs, subst);
+    current_ = nullptr;
     return build::store(st->write.array, std::move(subs), v, st->op, st->name);
   }
 };
+
+/// Loops around each access of one array, outermost first.
+void accesses_of(const LStmt &s, const std::string &array, std::vector<const LStmt *> &loops,
+                 std::vector<std::vector<const LStmt *>> &out) {
+  auto in_expr = [&](const LExprPtr &e, auto &&self) -> bool {
+    if (!e) return false;
+    if (e->kind == LExprKind::Load && e->name == array) return true;
+    for (const LExprPtr &a : e->args)
+      if (self(a, self)) return true;
+    return false;
+  };
+  switch (s.kind) {
+  case LStmtKind::Block:
+    for (const LStmtPtr &c : s.body)
+      if (c) accesses_of(*c, array, loops, out);
+    return;
+  case LStmtKind::For:
+    loops.push_back(&s);
+    for (const LStmtPtr &c : s.body)
+      if (c) accesses_of(*c, array, loops, out);
+    loops.pop_back();
+    return;
+  case LStmtKind::If:
+    if (s.then_body) accesses_of(*s.then_body, array, loops, out);
+    if (s.else_body) accesses_of(*s.else_body, array, loops, out);
+    return;
+  case LStmtKind::Store: {
+    bool hit = s.array == array || in_expr(s.value, in_expr);
+    for (const LExprPtr &i : s.indices) hit = hit || in_expr(i, in_expr);
+    if (hit) out.push_back(loops);
+    return;
+  }
+  }
+}
+
+/// `s` with `local` declared by `scope` and no parallel mark on the loops
+/// below `scope` that enclose an access (`users`).
+LStmtPtr declare_local(const LStmtPtr &s, const std::string &local, const LStmt *scope,
+                       const std::set<const LStmt *> &users, bool below) {
+  if (!s) return s;
+  auto copy = std::make_shared<LStmt>(*s);
+  bool inner = below || s.get() == scope;
+  for (LStmtPtr &c : copy->body) c = declare_local(c, local, scope, users, inner);
+  if (copy->then_body) copy->then_body = declare_local(copy->then_body, local, scope, users, inner);
+  if (copy->else_body) copy->else_body = declare_local(copy->else_body, local, scope, users, inner);
+  if (s.get() == scope) copy->locals.push_back(local);
+  if (below && users.count(s.get())) copy->marks.erase(mark::kParallel);
+  return copy;
+}
+
+/// The body with a packed buffer placed (see declare_local); the body
+/// unchanged when nothing accesses it; nothing when no loop encloses every access.
+std::optional<LStmtPtr> place_pack(const LStmtPtr &body, const std::string &buffer) {
+  std::vector<const LStmt *> loops;
+  std::vector<std::vector<const LStmt *>> all;
+  accesses_of(*body, buffer, loops, all);
+  if (all.empty()) return body;
+  std::vector<const LStmt *> common = all[0];
+  std::set<const LStmt *> users;
+  for (const auto &a : all) {
+    std::size_t n = 0;
+    while (n < common.size() && n < a.size() && common[n] == a[n]) ++n;
+    common.resize(n);
+    users.insert(a.begin(), a.end());
+  }
+  if (common.empty()) return std::nullopt;
+  return declare_local(body, buffer, common.back(), users, false);
+}
 
 }  // namespace
 
@@ -344,9 +482,32 @@ LKernel build_ast(const Scop &scop, const Dependences &deps, const isl::schedule
   k.name = sanitize_identifier(scop.name);
   for (const auto &a : scop.arrays) k.arrays.push_back(a.array);
   k.params = scop.params;
-  Converter conv(scop, loops, options);
-  LStmtPtr body = conv.node(tree, false);
-  k.body = body->kind == LStmtKind::Block ? body : build::block({body});
+  // Packed buffers that cannot be placed are dropped (their copies too) and the AST converted again.
+  std::set<std::string> disabled;
+  for (bool again = true; again;) {
+    again = false;
+    k.locals.clear();
+    Converter conv(scop, loops, options, disabled);
+    LStmtPtr body = conv.node(tree, false);
+    k.body = body->kind == LStmtKind::Block ? body : build::block({body});
+    for (const PackedRead &p : options.packs) {
+      if (disabled.count(p.buffer)) continue;
+      std::optional<LStmtPtr> placed = place_pack(k.body, p.buffer);
+      if (!placed) {
+        disabled.insert(p.buffer);
+        again = true;
+        break;
+      }
+      if (*placed == k.body) continue;  // not used
+      k.body = *placed;
+      LArray local;
+      local.name = p.buffer;
+      local.dtype = p.dtype;
+      for (long e : p.shape) local.shape.push_back(Dim(e));
+      local.role = LArray::Role::Local;
+      k.locals.push_back(std::move(local));
+    }
+  }
   return k;
 }
 

@@ -9,12 +9,30 @@
 #include <isl/cpp.h>
 
 #include <string>
+#include <vector>
 
 namespace atl::poly {
+
+/// An operand packed into a local buffer (transforms/pack_tiles): the
+/// schedule has copy statements `statement[o_0.., j_0..]` (added by an
+/// extension node) that become `buffer[j] = array[o + j]`, and the reads of
+/// `array` in `reader` become `buffer[s - o]`, o being the origin that the
+/// last copy statement before them in the AST used.
+struct PackedRead {
+  std::string statement;     ///< the copy statement's isl tuple name
+  std::string buffer;        ///< the local array (LKernel::locals)
+  std::string array;         ///< the array copied
+  std::string reader;        ///< the statement whose reads of `array` read the buffer
+  std::vector<long> shape;   ///< the buffer's extents (>= the footprint's box)
+  DType dtype = DType::F32;
+};
 
 struct AstOptions {
   bool parallel = true;   ///< mark outermost dependence-free loops kParallel
   bool vectorize = true;  ///< mark innermost dependence-free stride-1 loops kVector
+  /// Packed operands: their buffers become locals of the innermost loop
+  /// around all their accesses (no parallel loop inside it).
+  std::vector<PackedRead> packs;
 };
 
 /// The LKernel of `scop` under `schedule`. Loops carrying no dependence get

@@ -4,4 +4,5 @@ target_sources(atoll_poly PRIVATE
   transforms/footprint.cpp
   transforms/tile_for_cpu.cpp
   transforms/tile_window_for_cpu.cpp
+  transforms/pack_tiles.cpp
 )

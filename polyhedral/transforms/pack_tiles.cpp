@@ -1,0 +1,174 @@
+// Packs the cache tile's footprint of the GEMM operands into local buffers with schedule-tree extension nodes (see pack_tiles.h).
+#include "polyhedral/transforms/pack_tiles.h"
+
+#include "polyhedral/isl/isl_context.h"
+#include "polyhedral/transforms/cpu_tiling_common.h"
+
+#include <atoll/dtype.h>
+
+#include <algorithm>
+#include <optional>
+
+namespace atl::poly {
+
+namespace {
+
+std::string list(const std::string &p, std::size_t n, std::size_t from = 0) {
+  std::string s;
+  for (std::size_t i = 0; i < n; ++i) s += (i ? ", " : "") + p + std::to_string(from + i);
+  return s;
+}
+
+/// The filter node of `stmt` (a filter holding exactly its instances), or nothing.
+std::optional<isl::schedule_node> filter_of(const isl::schedule_node &node, const isl::union_set &stmt,
+                                            const isl::union_set &all) {
+  if (node.isa<isl::schedule_node_filter>()) {
+    isl::union_set f = node.as<isl::schedule_node_filter>().filter().intersect(all);
+    if (f.is_equal(stmt)) return node;
+    if (f.intersect(stmt).is_empty()) return std::nullopt;
+  }
+  for (unsigned i = 0; i < node.n_children(); ++i)
+    if (auto r = filter_of(node.child(static_cast<int>(i)), stmt, all)) return r;
+  return std::nullopt;
+}
+
+/// True when some coincident member of `band` takes two values or more on `domain`.
+bool has_parallel_loop(const isl::schedule_node_band &band, const isl::union_set &domain) {
+  isl::multi_union_pw_aff m = band.partial_schedule();
+  std::vector<bool> coincident = tiling::coincidence(band);
+  for (unsigned i = 0; i < m.size(); ++i) {
+    if (!coincident[i]) continue;
+    isl::union_set values = isl::union_map::from(isl::multi_union_pw_aff(m.at(static_cast<int>(i))))
+                                .intersect_domain(domain)
+                                .range();
+    if (!values.is_empty() && !values.lexmin().is_equal(values)) return true;
+  }
+  return false;
+}
+
+/// One operand chosen for packing.
+struct Choice {
+  const ScopAccess *read;
+  isl::map footprint;  ///< [tile] -> A[i]
+  isl::fixed_box box;
+  PackedRead pack;
+};
+
+}  // namespace
+
+PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const CpuTileResult &tiled,
+                      const PackOptions &o) {
+  PackResult res;
+  res.schedule = schedule;
+  const ScopStatement *s = tiled.applied ? scop.statement(tiled.statement) : nullptr;
+  if (!s) return res.reason = "no tiled statement", res;
+  if (std::all_of(tiled.cache_sizes.begin(), tiled.cache_sizes.end(), [](long c) { return c <= 0; }))
+    return res.reason = "no cache tiles", res;
+  isl::union_set mine(s->domain);
+  auto filter = filter_of(schedule.root(), mine, scop.domain());
+  if (!filter) return res.reason = "statement has no filter of its own", res;
+  isl::schedule_node node = filter->child(0);
+  while (node.isa<isl::schedule_node_mark>()) node = node.child(0);
+  if (!node.isa<isl::schedule_node_band>() || !node.child(0).isa<isl::schedule_node_band>())
+    return res.reason = "no cache-tile band above the register tiles", res;
+  auto cache_band = node.as<isl::schedule_node_band>();
+  isl::schedule_node point = node.child(0);
+  if (o.target.cores > 1 && !has_parallel_loop(cache_band, mine))
+    return res.reason = "the parallel loop would share the buffer", res;
+
+  // The vector column: the output's last subscript.
+  int v = -1;
+  if (!s->lhs->args.empty() && s->lhs->args.back()->kind == compute::ExprKind::Var)
+    for (std::size_t d = 0; d < s->indices.size(); ++d)
+      if (s->indices[d] == s->lhs->args.back()->name) v = static_cast<int>(d);
+  if (v < 0) return res.reason = "no vector column", res;
+  isl::union_map written = scop.writes();
+  isl::map prefix = point.prefix_schedule_union_map().intersect_domain(mine).as_map();
+  std::vector<Choice> chosen;
+  std::string why = "no operand pays for its copy";
+  for (const ScopAccess &r : s->reads) {
+    const ScopArray *a = scop.array(r.array);
+    if (!a || r.guarded || r.indirect || a->array.shape.size() < 2) continue;
+    if (!written.intersect_range(isl::union_set(a->extent)).is_empty()) continue;  // must not change during the tile
+    if (std::any_of(chosen.begin(), chosen.end(), [&](const Choice &c) { return c.read->array == r.array; })) continue;
+    isl::map access = r.relation.gist_domain(s->domain);  // without the domain's bounds
+    bool columns = involves_in_dim(access, v);
+    if (!columns && !o.rows) continue;
+    const std::size_t rank = a->array.shape.size();
+    bool constant = std::all_of(a->array.shape.begin(), a->array.shape.end(), [](const Dim &d) { return !d.is_symbolic(); });
+    if (!constant) continue;
+    isl::map fp = prefix.reverse().apply_range(r.relation);
+    isl::fixed_box box = fp.range_simple_fixed_box_hull();
+    if (!box.is_valid()) continue;
+    isl::multi_val size = box.size();
+    std::vector<long> shape;
+    long elems = 1;
+    for (unsigned d = 0; d < size.size(); ++d) {
+      isl::val sv = size.at(static_cast<int>(d));
+      if (!sv.is_int()) break;
+      shape.push_back(sv.get_num_si());
+      elems *= shape.back();
+    }
+    if (shape.size() != rank) continue;
+    // Reuse: the tile's iterations per copied element (dimensions the read does not use).
+    long reuse = 1;
+    for (std::size_t d = 0; d < s->indices.size(); ++d) {
+      if (involves_in_dim(access, static_cast<int>(d))) continue;
+      long e = tiling::extent(s->domain, static_cast<int>(d));
+      long t = d < tiled.cache_sizes.size() && tiled.cache_sizes[d] > 0 ? tiled.cache_sizes[d] : e;
+      reuse *= std::max(1L, e > 0 ? std::min(t, e) : t);
+    }
+    long elt = static_cast<long>(dtype_size(a->array.dtype));
+    long row_bytes = a->array.shape.back().value * elt;
+    // More than one row: the micro-kernel walks the rows (k) at the array's row stride.
+    bool strided = elems > shape.back();
+    bool conflicts = o.conflict_stride <= 0 || row_bytes % o.conflict_stride == 0;
+    // Rows of the buffer one cache line apart from a multiple of 512 bytes.
+    if (rank >= 2 && (shape.back() * elt) % 512 == 0) shape.back() += 64 / elt;
+    long bytes = elt;
+    for (long e : shape) bytes *= e;
+    if (reuse < o.min_reuse || !strided || !conflicts || bytes > o.max_bytes) {
+      why = r.array + ": reuse " + std::to_string(reuse) + ", " + std::to_string(bytes) + " bytes" +
+            (strided ? "" : ", one row") + (conflicts ? "" : ", no set conflicts");
+      continue;
+    }
+    Choice c{&r, fp, box, {}};
+    c.pack.statement = "pack_" + r.array;
+    c.pack.buffer = r.array + "_pack";
+    while (scop.statement(c.pack.statement)) c.pack.statement += "_";
+    while (scop.array(c.pack.buffer)) c.pack.buffer += "_";
+    c.pack.array = r.array;
+    c.pack.reader = s->name;
+    c.pack.shape = shape;
+    c.pack.dtype = a->array.dtype;
+    chosen.push_back(std::move(c));
+  }
+  if (chosen.empty()) return res.reason = why, res;
+
+  // One extension per buffer: { [tile] -> pack[o, j] : A[o + j] in the tile's footprint, o = box offset }.
+  for (const Choice &c : chosen) {
+    const std::size_t rank = c.pack.shape.size();
+    isl::map origin = c.box.offset().as_map().set_range_tuple("O");
+    std::string pack = c.pack.statement;
+    std::string shift;
+    for (std::size_t d = 0; d < rank; ++d) shift += (d ? ", i" : "i") + std::to_string(d) + " - o" + std::to_string(d);
+    isl::map to_pack(scop.context.ctx(), "{ [O[" + list("o", rank) + "] -> " + c.read->array + "[" + list("i", rank) +
+                                             "]] -> " + pack + "[" + list("o", rank) + ", " + shift + "] }");
+    isl::map ext = origin.range_product(c.footprint).apply_range(to_pack);
+    isl::schedule_node graft = isl::schedule_node::from_extension(isl::union_map(ext));
+    std::string members;
+    for (std::size_t d = 0; d < rank; ++d)
+      members += std::string(d ? ", " : "") + "{ " + pack + "[" + list("o", rank) + ", " + list("j", rank) + "] -> [(j" +
+                 std::to_string(d) + ")] }";
+    graft = graft.child(0).insert_partial_schedule(isl::multi_union_pw_aff(scop.context.ctx(), "[" + members + "]"));
+    graft = graft.parent();
+    point = point.graft_before(graft);
+    res.packed_bytes += static_cast<long>(dtype_size(c.pack.dtype)) *
+                        [&] { long n = 1; for (long e : c.pack.shape) n *= e; return n; }();
+    res.packs.push_back(c.pack);
+  }
+  res.schedule = point.schedule();
+  return res;
+}
+
+}  // namespace atl::poly

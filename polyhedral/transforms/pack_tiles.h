@@ -1,0 +1,66 @@
+// Promotion for the CPU (the polyhedral form of BLAS packing): the cache
+// tile's footprint of an operand of the main GEMM-shaped statement is copied
+// into a small contiguous local buffer at the top of each cache tile, by copy
+// statements added with a schedule-tree extension node, and the statement
+// reads the buffer instead of the array (build_ast does the rewrite).
+//
+// Before (tile_for_cpu, C[m, n] += A[m, k] * B[k, n], 1024^3):
+//
+//   filter mm_0: band [floor(m/Mc), floor(n/Nc), floor(k/Kc)]      // cache tiles
+//                  band [floor(m/6), floor(n/64), k] ...            // register tiles
+//
+// After (B's Kc x Nc panel, reused by every row of the m tile):
+//
+//   filter mm_0: band [floor(m/Mc), floor(n/Nc), floor(k/Kc)]
+//                  extension { [t] -> pack_B[o0, o1, j0, j1] : B[o0 + j0, o1 + j1] is read by tile t,
+//                                                           (o0, o1) = the tile's origin in B }
+//                    sequence
+//                      filter pack_B: band [j0, j1]              // B_pack[j0, j1] = B[o0 + j0, o1 + j1]
+//                      filter mm_0:   band [floor(m/6), floor(n/64), k] ...   // reads B_pack[k - o0, n - o1]
+//
+// The buffer (the footprint's box, its rows padded against cache-set
+// conflicts) is private to one iteration of the innermost cache-tile loop,
+// which is inside the parallel loop. Only exact footprints are copied, so
+// partial tiles need no padding values.
+#pragma once
+
+#include "polyhedral/ast/build_ast.h"
+#include "polyhedral/scop/scop.h"
+#include "polyhedral/target/cpu_target.h"
+#include "polyhedral/transforms/tile_for_cpu.h"
+
+#include <isl/cpp.h>
+
+#include <string>
+#include <vector>
+
+namespace atl::poly {
+
+struct PackOptions {
+  CpuTarget target;
+  long max_bytes = 512 * 1024;  ///< largest buffer (constant size, on each thread's stack)
+  long min_reuse = 8;           ///< uses of each copied element within the tile, at least
+  /// Pack only operands whose rows in memory are a multiple of this many bytes
+  /// apart (cache-set conflicts: 1024 catches power-of-two leading dimensions);
+  /// 0 = any strided operand.
+  long conflict_stride = 1024;
+  bool rows = false;  ///< also pack the operand that does not move with the vector columns (A)
+};
+
+/// What pack_tiles did.
+struct PackResult {
+  isl::schedule schedule;              ///< with the extension node (the input when nothing was packed)
+  std::vector<PackedRead> packs;       ///< for build_ast (AstOptions::packs)
+  long packed_bytes = 0;               ///< sum of the buffers' sizes
+  std::string reason;                  ///< why nothing was packed
+};
+
+/// Packs the operands of `tiled.statement` (the result of tile_for_cpu on
+/// `schedule`) that the cost model chooses: an input array (not written in
+/// the SCoP), a constant fixed-size footprint per cache tile of at most
+/// max_bytes, reused at least min_reuse times per element, strided rows; and
+/// a cache-tile loop that can carry the parallelism above the buffer.
+PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const CpuTileResult &tiled,
+                      const PackOptions &options);
+
+}  // namespace atl::poly

@@ -1,0 +1,266 @@
+// pack_tiles: the extension node and copy statements it adds to the tiled
+// schedule, the loop AST that reads the packed buffer, the cost model's
+// choices, and GEMM, batched and conv kernels (odd sizes, partial tiles,
+// random tile sizes) whose JIT and C code equal the reference with packing on.
+#include <atoll/pipeline.h>
+
+#include "polyhedral/compile_cluster.h"
+#include "polyhedral/transforms/contract_arrays.h"
+#include "polyhedral/transforms/pack_tiles.h"
+#include "polyhedral/transforms/tile_for_cpu.h"
+#include "tests/unit/polyhedral/transforms/random_variants.h"
+#include "tests/unit/polyhedral/transforms/transform_test_util.h"
+#include "tests/unit/src/ops/op_cases.h"
+
+#include <doctest/doctest.h>
+
+#include <random>
+
+using namespace atl;
+
+namespace {
+
+test::In f(Shape s) { return test::In{std::move(s)}; }
+
+Graph matmul(long m, long k, long n, const std::string &name = "mm") {
+  return test::make_case_graph({"MatMul", {f({m, k}), f({k, n})}}, name, name + "_n");
+}
+
+poly::CpuTarget avx512(int cores = 1) {
+  poly::CpuTarget t;
+  t.l1_bytes = 32 * 1024, t.l2_bytes = 1024 * 1024, t.l3_bytes = 32 * 1024 * 1024;
+  t.vector_lanes = 16, t.vector_registers = 32, t.cores = cores, t.isa = "avx512";
+  return t;
+}
+
+/// Packing forced on any strided operand (tests of the mechanism, not of the cost model).
+poly::PackOptions forced(bool rows) {
+  poly::PackOptions o;
+  o.min_reuse = 1;
+  o.conflict_stride = 0;
+  o.rows = rows;
+  return o;
+}
+
+/// compile_cluster's result for `g` whose kernel is rebuilt from tile_for_cpu
+/// + pack_tiles(`pk`) + build_ast; `packed` = the buffers made.
+poly::ClusterResult packed_cluster(const Graph &g, const poly::PolyOptions &po, poly::PackOptions pk, int &packed) {
+  poly::PolyOptions plain = po;
+  plain.pack = false;
+  poly::ClusterResult c = poly::compile_cluster(g, g.order(), plain);
+  polytest::Scheduled s(g);
+  poly::CpuTileOptions to;
+  to.target = po.target;
+  to.cache_sizes = po.tile_sizes;
+  to.unroll = po.unroll;
+  to.vectorize = po.vectorize;
+  poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
+  packed = 0;
+  if (!t.applied || !s.legal(t.schedule)) return c;
+  pk.target = po.target;
+  poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, pk);
+  poly::AstOptions ao;
+  ao.packs = p.packs;
+  poly::LKernel k = poly::build_ast(s.scop, s.deps, p.schedule, ao);
+  k.vector_lanes = po.target.vector_lanes;
+  poly::contract_arrays(k);
+  packed = static_cast<int>(k.locals.size());
+  c.kernel = k;
+  c.schedule_yaml = poly::schedule_to_yaml(p.schedule);
+  return c;
+}
+
+std::vector<test::Case> pack_cases() {
+  using test::Case;
+  return {
+      {"MatMul", {f({37, 23}), f({23, 45})}},
+      {"MatMul", {f({64, 64}), f({64, 128})}},
+      {"MatMul", {f({13, 1}), f({1, 17})}},
+      {"MatMul", {f({3, 9, 20}), f({3, 20, 33})}},
+      {"MatMul", {f({2, 7, 5}), f({5, 70})}},
+      {"Gemm", {f({19, 11}), f({11, 29}), f({29})}, {{"alpha", 0.5}, {"beta", 2.0}}},
+      {"Gemm", {f({11, 19}), f({29, 11}), f({19, 29})}, {{"transA", 1}, {"transB", 1}}},
+      {"Conv", {f({1, 5, 11, 13}), f({7, 5, 3, 3})}, {{"pads", {1, 1, 1, 1}}}},
+      {"Conv", {f({2, 8, 9, 20}), f({12, 8, 1, 1})}},
+      {"Conv", {f({1, 16, 7, 9}), f({12, 16, 1, 1})}},
+      {"Conv", {f({1, 4, 12, 35}), f({6, 4, 3, 3})}, {{"strides", {2, 2}}, {"pads", {0, 1, 2, 1}}}},
+  };
+}
+
+}  // namespace
+
+TEST_SUITE("polyhedral") {
+
+TEST_CASE("pack_tiles: the B panel of a tiled MatMul is copied by an extension node and read from the buffer") {
+  polytest::Scheduled s(matmul(40, 50, 70));
+  poly::CpuTileOptions to;
+  to.target = avx512();
+  to.cache_sizes = {16, 32, 8};  // m, n, k
+  to.unroll = 2;
+  poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
+  REQUIRE(t.applied);
+  poly::PackOptions po = forced(false);
+  po.target = to.target;
+  poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+  REQUIRE(p.packs.size() == 1);
+  CHECK(p.packs[0].array == "x1");
+  CHECK(p.packs[0].buffer == "x1_pack");
+  CHECK(p.packs[0].shape == std::vector<long>{8, 32});  // k-tile x n-tile
+  CHECK(p.packed_bytes == 8 * 32 * 4);
+  // Golden: the extension below the cache-tile band (prefix [m tile, n tile, k tile]); the copy band before the register tiles.
+  std::string yaml = poly::schedule_to_yaml(p.schedule);
+  CHECK_MESSAGE(yaml.find(R"(extension: "{ [i0, i1, i2] -> pack_x1[8i2, 32i1, o2, o3] : 0 <= i0 <= 2 and o2 >= 0 and )"
+                          R"(-8i2 <= o2 <= 49 - 8i2 and o2 <= 7 and o3 >= 0 and -32i1 <= o3 <= 69 - 32i1 and o3 <= 31 }")") !=
+                    std::string::npos,
+                yaml);
+  CHECK_MESSAGE(yaml.find(R"(            sequence:
+            - filter: "{ pack_x1[i0, i1, i2, i3] }"
+              child:
+                schedule: "[{ pack_x1[o0, o1, j0, j1] -> [(j0)] }, { pack_x1[o0, o1, j0, j1] -> [(j1)] }]"
+            - filter: "{ mm_n_0[m, n, k] }")") != std::string::npos,
+                yaml);
+  CHECK(s.legal(t.schedule));
+  // Golden: the copy loop nest at the top of the tile, and the micro-kernel reading the buffer.
+  poly::AstOptions ao;
+  ao.packs = p.packs;
+  std::ostringstream os;
+  poly::print_loop_ast(os, poly::build_ast(s.scop, s.deps, p.schedule, ao));
+  std::string ast = os.str();
+  // The buffer belongs to one iteration of the k-tile loop; the copy fills it (partial tiles: only what exists).
+  CHECK_MESSAGE(ast.find(R"(  local f32 x1_pack[8, 32];
+  // parallel
+  for (c0 = 0; (c0 <= 2); c0 += 1) {)") != std::string::npos,
+                ast);
+  CHECK(ast.find(R"(      for (c2 = 0; (c2 <= 6); c2 += 1) {
+        local x1_pack;  // one per iteration
+        for (c3 = 0; (c3 <= min(7, ((-8 * c2) + 49))); c3 += 1) {
+          // vector
+          for (c4 = 0; (c4 <= min(31, ((-32 * c1) + 69))); c4 += 1) {
+            x1_pack[c3, c4] = x1[((8 * c2) + c3), ((32 * c1) + c4)];  // pack_x1
+          }
+        }
+)") != std::string::npos);
+  // The micro-kernel reads the buffer relative to the tile's origin, stride 1 along the vector loop.
+  CHECK(ast.find(R"(                for (c7 = (32 * c1); (c7 <= ((32 * c1) + 31)); c7 += 1) {
+                  y0[c6, c7] += (x0[c6, c5] * x1_pack[(c5 - (8 * c2)), (c7 - (32 * c1))]);  // mm_n_0)") !=
+        std::string::npos);
+  CHECK(ast.find("* x1[") == std::string::npos);  // the main statement no longer reads x1
+}
+
+TEST_CASE("pack_tiles: the cost model packs power-of-two strided panels that are reused, and nothing else") {
+  poly::PackOptions po;
+  po.target = avx512();
+  poly::CpuTileOptions to;
+  to.target = avx512();
+  {  // 256 x 512 x 1024: B rows 4 KiB apart, reused by every row of the 256-row tile.
+    polytest::Scheduled s(matmul(256, 512, 1024));
+    poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
+    REQUIRE(t.applied);
+    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+    REQUIRE(p.packs.size() == 1);
+    CHECK(p.packs[0].array == "x1");
+    CHECK(p.packed_bytes <= po.max_bytes);
+  }
+  {  // 1000-float rows: no set conflicts, not packed.
+    polytest::Scheduled s(matmul(200, 300, 1000));
+    poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
+    REQUIRE(t.applied);
+    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+    CHECK(p.packs.empty());
+    CHECK(p.reason.find("no set conflicts") != std::string::npos);
+  }
+  {  // Small: no cache tiles, nothing to pack.
+    polytest::Scheduled s(matmul(20, 30, 64));
+    poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
+    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+    CHECK(p.packs.empty());
+    CHECK(p.reason == "no cache tiles");
+  }
+}
+
+TEST_CASE("pack_tiles: compile_cluster counts packed arrays and bytes; the buffer lives inside the parallel loop") {
+  Graph g = matmul(128, 256, 1024);
+  poly::PolyOptions po;
+  po.target = avx512(2);
+  po.tile_sizes = {32, 256, 64};
+  poly::ClusterResult r = poly::compile_cluster(g, g.order(), po);
+  CHECK(r.stats["arrays_packed"] == 1);
+  CHECK(r.stats["packed_bytes"] == 64 * (256 + 16) * 4);
+  REQUIRE(r.kernel.locals.size() == 1);
+  CHECK(r.kernel.locals[0].shape == SymShape{64, 256 + 16});  // rows padded by a cache line
+  CHECK(r.ast_text.find("parallel") < r.ast_text.find("local x1_pack"));
+  po.pack = false;
+  poly::ClusterResult off = poly::compile_cluster(g, g.order(), po);
+  CHECK(off.stats.count("arrays_packed") == 0);
+  CHECK(off.kernel.locals.empty());
+}
+
+TEST_CASE("pack_tiles: GEMM, batched and conv kernels with packed panels equal the reference (JIT and C)") {
+  std::vector<test::Case> pool = pack_cases();
+  std::vector<Graph> graphs;
+  std::vector<polytest::Variant> variants;
+  int packed_kernels = 0;
+  for (std::size_t p = 0; p < pool.size(); ++p) {
+    graphs.push_back(test::make_case_graph(pool[p], "g" + std::to_string(p), "n" + std::to_string(p)));
+    for (bool rows : {false, true}) {
+      poly::PolyOptions po;
+      po.target = avx512(rows ? 2 : 1);
+      po.tile_sizes = {5, 7, 3, 4, 6, 3, 2};  // partial tiles everywhere
+      int packed = 0;
+      polytest::Variant v{p, 0, rows ? "A and B packed" : "B packed", packed_cluster(graphs[p], po, forced(rows), packed)};
+      packed_kernels += packed > 0;
+      v.cluster.kernel.name = "pt" + std::to_string(variants.size());
+      v.cluster.name = v.cluster.kernel.name;
+      variants.push_back(std::move(v));
+    }
+  }
+  CHECK(packed_kernels >= static_cast<int>(variants.size()) * 3 / 4);
+  polytest::check_variants(variants, graphs, pool);
+}
+
+TEST_CASE("pack_tiles: random tile sizes and register tiles with packing forced keep results equal (JIT and C)") {
+  const unsigned base_seed = 4242;
+  std::vector<test::Case> pool = pack_cases();
+  std::vector<Graph> graphs;
+  std::vector<polytest::Variant> variants;
+  for (std::size_t p = 0; p < pool.size(); ++p)
+    graphs.push_back(test::make_case_graph(pool[p], "g" + std::to_string(p), "n" + std::to_string(p)));
+  int packed_kernels = 0;
+  for (std::size_t p = 0; p < pool.size(); ++p) {
+    for (int k = 0; k < 3; ++k) {
+      unsigned seed = base_seed + static_cast<unsigned>(variants.size());
+      std::mt19937 rng(seed);
+      poly::PolyOptions po;
+      po.target = avx512(1 + static_cast<int>(rng() % 2));
+      int lanes[] = {1, 4, 8, 16};
+      po.target.vector_lanes = lanes[rng() % 4];
+      std::ostringstream what;
+      what << "lanes " << po.target.vector_lanes << " cores " << po.target.cores << " tile {";
+      for (int d = 0; d < 7; ++d) {
+        long t = rng() % 4 == 0 ? 0 : 1 + static_cast<long>(rng() % 17);
+        po.tile_sizes.push_back(t);
+        what << t << ",";
+      }
+      what << "}";
+      if (rng() % 2) po.unroll = 1 + static_cast<long>(rng() % 6), what << " unroll " << po.unroll;
+      bool rows = rng() % 2;
+      what << (rows ? " A+B" : " B");
+      int packed = 0;
+      polytest::Variant v{p, seed, what.str(), {}};
+      try {
+        v.cluster = packed_cluster(graphs[p], po, forced(rows), packed);
+      } catch (const std::exception &e) {
+        FAIL_CHECK("seed " << seed << " " << test::describe_case(pool[p]) << " " << v.what << ": " << e.what());
+        continue;
+      }
+      packed_kernels += packed > 0;
+      v.cluster.kernel.name = "pr" + std::to_string(variants.size());
+      v.cluster.name = v.cluster.kernel.name;
+      variants.push_back(std::move(v));
+    }
+  }
+  CHECK(packed_kernels >= static_cast<int>(variants.size()) / 2);
+  polytest::check_variants(variants, graphs, pool);
+}
+
+}  // TEST_SUITE
