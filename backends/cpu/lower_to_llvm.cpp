@@ -3,6 +3,7 @@
 
 #include "backends/cpu/kernel_info.h"
 #include "backends/cpu/lower_elements.h"
+#include "backends/cpu/lower_parallel.h"
 #include "backends/cpu/lower_reduction.h"
 #include "backends/cpu/vector_analysis.h"
 #include "backends/cpu/vector_math.h"
@@ -170,6 +171,27 @@ private:
     return frame_.arrays.emplace(name, array_view(*local, buffer)).first->second;
   }
 
+  /// Binds a variable of the current frame for a scope; the previous
+  /// binding (or none) comes back when the scope ends.
+  class ScopedVar {
+  public:
+    ScopedVar(Frame &f, const std::string &name) : f_(f), name_(name) {
+      auto it = f.vars.find(name);
+      if (it != f.vars.end()) saved_ = it->second;
+    }
+    ~ScopedVar() {
+      if (saved_) f_.vars[name_] = *saved_;
+      else f_.vars.erase(name_);
+    }
+    ScopedVar(const ScopedVar &) = delete;
+    ScopedVar &operator=(const ScopedVar &) = delete;
+
+  private:
+    Frame &f_;
+    std::string name_;
+    std::optional<llvm::Value *> saved_;
+  };
+
   // ---- statements ------------------------------------------------------------------------------
 
   void stmt(const LStmt &s) {
@@ -278,8 +300,7 @@ private:
     spec.copies = kReductionCopies;
     spec.name = s.iterator;
     for (const LStmt *r : reductions) spec.ops.push_back(r->op);
-    auto saved = frame_.vars.find(s.iterator) == frame_.vars.end() ? std::optional<llvm::Value *>()
-                                                                    : std::optional<llvm::Value *>(frame_.vars[s.iterator]);
+    ScopedVar bound(frame_, s.iterator);
     std::set<const LStmt *> outer_skipped = skipped_;
     skipped_.insert(form.peeled.begin(), form.peeled.end());
     Partials partials{reductions, nullptr};
@@ -303,8 +324,6 @@ private:
     counted_loop(scalar, res.next, [&](llvm::Value *i) { return b_.CreateICmpSLT(i, end); });
     skipped_ = outer_skipped;
     for (const LStmt *p : form.peeled) peeled_condition(*p, s.iterator, start, end);
-    if (saved) frame_.vars[s.iterator] = *saved;
-    else frame_.vars.erase(s.iterator);
   }
 
   /// if (iterator == e) body, taken out of a loop over [start, end):
@@ -331,8 +350,7 @@ private:
 
   /// The body `n` times with the iterator start, start + step, ... (a constant trip count).
   void unrolled_loop(const LStmt &s, llvm::Value *start, std::int64_t n) {
-    auto saved = frame_.vars.find(s.iterator) == frame_.vars.end() ? std::optional<llvm::Value *>()
-                                                                    : std::optional<llvm::Value *>(frame_.vars[s.iterator]);
+    ScopedVar bound(frame_, s.iterator);
     bool reduction = s.marks.count(poly::mark::kReduction) > 0;
     reduction_depth_ += reduction;
     for (std::int64_t t = 0; t < n; ++t) {
@@ -341,8 +359,6 @@ private:
         if (c) stmt(*c);
     }
     reduction_depth_ -= reduction;
-    if (saved) frame_.vars[s.iterator] = *saved;
-    else frame_.vars.erase(s.iterator);
   }
 
   /// A kVector loop as <lanes x float> code over [start, end), then scalar
@@ -352,43 +368,28 @@ private:
     const std::int64_t w = lanes_;
     LStmt scalar = s;  // the remainder: same body, no vector hint
     scalar.marks.erase(poly::mark::kVector);
-    auto saved = frame_.vars.find(s.iterator) == frame_.vars.end() ? std::optional<llvm::Value *>()
-                                                                    : std::optional<llvm::Value *>(frame_.vars[s.iterator]);
-    auto restore = [&] {
-      if (saved) frame_.vars[s.iterator] = *saved;
-      else frame_.vars.erase(s.iterator);
-    };
     if (trip && *trip / w <= kMaxUnroll && *trip % w <= kMaxUnroll) {
       std::int64_t chunks = *trip / w;
-      for (std::int64_t c = 0; c < chunks; ++c) {
-        frame_.vars[s.iterator] = b_.CreateNSWAdd(start, b_.getInt64(c * w));
-        vector_body(s);
+      {
+        ScopedVar bound(frame_, s.iterator);
+        for (std::int64_t c = 0; c < chunks; ++c) {
+          frame_.vars[s.iterator] = b_.CreateNSWAdd(start, b_.getInt64(c * w));
+          vector_body(s);
+        }
       }
-      restore();
       if (*trip % w) unrolled_loop(scalar, b_.CreateNSWAdd(start, b_.getInt64(chunks * w)), *trip % w);
       return;
     }
     const LStmt *stream = streaming_store_in(s);
     if (stream) start = align_for_stream(scalar, *stream, start, end);
     // for (v = start; v + w <= end; v += w) vector body
-    llvm::BasicBlock *pre = b_.GetInsertBlock();
-    auto *header = llvm::BasicBlock::Create(ctx_, s.iterator + ".vheader", frame_.fn);
-    auto *body = llvm::BasicBlock::Create(ctx_, s.iterator + ".vbody", frame_.fn);
-    auto *exit = llvm::BasicBlock::Create(ctx_, s.iterator + ".vexit", frame_.fn);
-    b_.CreateBr(header);
-    b_.SetInsertPoint(header);
-    llvm::PHINode *iv = b_.CreatePHI(i64_, 2, s.iterator + ".v");
-    iv->addIncoming(start, pre);
-    b_.CreateCondBr(b_.CreateICmpSLE(b_.CreateNSWAdd(iv, b_.getInt64(w)), end), body, exit);
-    b_.SetInsertPoint(body);
-    frame_.vars[s.iterator] = iv;
-    streaming_now_ = stream;
-    vector_body(s);
-    streaming_now_ = nullptr;
-    iv->addIncoming(b_.CreateNSWAdd(iv, b_.getInt64(w)), b_.GetInsertBlock());
-    b_.CreateBr(header);
-    b_.SetInsertPoint(exit);
-    restore();
+    LoopShape shape{s.iterator, ".v", s.iterator + ".v", w};
+    llvm::Value *iv = emit_loop(shape, start, [&](llvm::Value *i) { return b_.CreateICmpSLE(b_.CreateNSWAdd(i, b_.getInt64(w)), end); },
+                                [&](llvm::Value *) {
+                                  streaming_now_ = stream;
+                                  vector_body(s);
+                                  streaming_now_ = nullptr;
+                                });
     counted_loop(scalar, iv, [&](llvm::Value *i) { return b_.CreateICmpSLT(i, end); });
   }
 
@@ -420,18 +421,17 @@ private:
   /// aligned to a whole vector (at most lanes - 1, never past `end`); returns
   /// where the vector loop starts.
   llvm::Value *align_for_stream(const LStmt &scalar, const LStmt &store, llvm::Value *start, llvm::Value *end) {
-    auto saved = frame_.vars.find(scalar.iterator) == frame_.vars.end()
-                     ? std::optional<llvm::Value *>()
-                     : std::optional<llvm::Value *>(frame_.vars[scalar.iterator]);
-    frame_.vars[scalar.iterator] = start;
-    const ArrayView &a = view(store.array);
-    llvm::Value *p = element_ptr(a, offset(a, index_list(store.indices)));
-    const std::int64_t bytes = lanes_ * 4;
-    llvm::Value *misaligned = b_.CreateAnd(b_.CreatePtrToInt(p, i64_), bytes - 1);
-    llvm::Value *peel = b_.CreateLShr(b_.CreateAnd(b_.CreateSub(b_.getInt64(bytes), misaligned), bytes - 1), 2);
-    llvm::Value *aligned = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateNSWAdd(start, peel), end);
-    if (saved) frame_.vars[scalar.iterator] = *saved;
-    else frame_.vars.erase(scalar.iterator);
+    llvm::Value *aligned = nullptr;
+    {
+      ScopedVar bound(frame_, scalar.iterator);
+      frame_.vars[scalar.iterator] = start;
+      const ArrayView &a = view(store.array);
+      llvm::Value *p = element_ptr(a, offset(a, index_list(store.indices)));
+      const std::int64_t bytes = lanes_ * 4;
+      llvm::Value *misaligned = b_.CreateAnd(b_.CreatePtrToInt(p, i64_), bytes - 1);
+      llvm::Value *peel = b_.CreateLShr(b_.CreateAnd(b_.CreateSub(b_.getInt64(bytes), misaligned), bytes - 1), 2);
+      aligned = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, b_.CreateNSWAdd(start, peel), end);
+    }
     counted_loop(scalar, start, [&](llvm::Value *i) { return b_.CreateICmpSLT(i, aligned); });
     return aligned;
   }
@@ -518,7 +518,6 @@ private:
     llvm::Value *ptr = nullptr;
     bool vector = false;
     llvm::Value *init = nullptr, *current = nullptr;
-    llvm::PHINode *phi = nullptr;
   };
   struct Promotion {
     std::set<std::string> arrays;
@@ -559,42 +558,27 @@ private:
         if (c) stmt(*c);
       reduction_depth_ -= reduction;
     };
-    auto saved = frame_.vars.find(s.iterator) == frame_.vars.end() ? std::optional<llvm::Value *>()
-                                                                    : std::optional<llvm::Value *>(frame_.vars[s.iterator]);
+    ScopedVar bound(frame_, s.iterator);
     frame_.vars[s.iterator] = start;  // the addresses do not depend on it
     body();                           // collect: addresses and initial values only
     promo.collecting = false;
-    llvm::BasicBlock *pre = b_.GetInsertBlock();
-    auto *header = llvm::BasicBlock::Create(ctx_, s.iterator + ".aheader", frame_.fn);
-    auto *loop_body = llvm::BasicBlock::Create(ctx_, s.iterator + ".abody", frame_.fn);
-    auto *exit = llvm::BasicBlock::Create(ctx_, s.iterator + ".aexit", frame_.fn);
-    b_.CreateBr(header);
-    b_.SetInsertPoint(header);
-    llvm::PHINode *iv = b_.CreatePHI(i64_, 2, s.iterator);
-    iv->addIncoming(start, pre);
-    for (Accumulator &a : promo.acc) {
-      a.phi = b_.CreatePHI(a.init->getType(), 2, "acc");
-      a.phi->addIncoming(a.init, pre);
-    }
-    frame_.vars[s.iterator] = iv;
-    b_.CreateCondBr(cond(*s.cond), loop_body, exit);
-    b_.SetInsertPoint(loop_body);
-    for (Accumulator &a : promo.acc) a.current = a.phi;
-    promo.next = 0;
-    body();
-    ATOLL_ASSERT(promo.next == promo.acc.size(), "accumulator count differs between passes");
-    llvm::BasicBlock *latch = b_.GetInsertBlock();
-    iv->addIncoming(b_.CreateNSWAdd(iv, b_.getInt64(s.step)), latch);
-    for (Accumulator &a : promo.acc) a.phi->addIncoming(a.current, latch);
-    b_.CreateBr(header);
-    b_.SetInsertPoint(exit);
+    std::vector<llvm::Value *> values;
+    for (Accumulator &a : promo.acc) values.push_back(a.init);
+    LoopShape shape{s.iterator, ".a", s.iterator, s.step, "acc"};
+    emit_loop(shape, start, [&](llvm::Value *) { return cond(*s.cond); },
+              [&](llvm::Value *) {
+                for (std::size_t i = 0; i < values.size(); ++i) promo.acc[i].current = values[i];
+                promo.next = 0;
+                body();
+                ATOLL_ASSERT(promo.next == promo.acc.size(), "accumulator count differs between passes");
+                for (std::size_t i = 0; i < values.size(); ++i) values[i] = promo.acc[i].current;
+              },
+              &values);
     promo_ = outer;
-    for (Accumulator &a : promo.acc) {
-      if (a.vector) b_.CreateAlignedStore(a.phi, a.ptr, llvm::Align(4));
-      else b_.CreateStore(a.phi, a.ptr);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (promo.acc[i].vector) b_.CreateAlignedStore(values[i], promo.acc[i].ptr, llvm::Align(4));
+      else b_.CreateStore(values[i], promo.acc[i].ptr);
     }
-    if (saved) frame_.vars[s.iterator] = *saved;
-    else frame_.vars.erase(s.iterator);
   }
 
   llvm::Value *splat(llvm::Value *x) { return b_.CreateVectorSplat(static_cast<unsigned>(lanes_), x); }
@@ -659,34 +643,69 @@ private:
     internal_error(__FILE__, __LINE__, "expression without a vector form");
   }
 
-  /// for (iterator = start; cond(iterator); iterator += step) body, with the loop's marks.
-  void counted_loop(const LStmt &s, llvm::Value *start, const std::function<llvm::Value *(llvm::Value *)> &cond_of) {
+  /// Names and step of a loop emit_loop builds: blocks ITERATOR + TAG + "header"
+  /// / "body" / "exit", the iterator's phi `phi`, carried values' phis `carried`.
+  struct LoopShape {
+    std::string iterator, tag, phi;
+    std::int64_t step = 1;
+    std::string carried = "acc";
+    const LStmt *marks = nullptr;  ///< latch metadata from this loop's marks
+  };
+
+  /// The one loop skeleton of sequential code: a header with the iterator's phi
+  /// (from `start`, bound in the frame while the loop is emitted) and one phi per
+  /// `carried` value, a branch on cond_of(iv) into the body (`body` emits it and
+  /// may replace the carried values), a latch adding the step, and the exit,
+  /// where the builder ends and `carried` holds the header's phis. Returns the
+  /// iterator's phi (its value at the exit).
+  llvm::PHINode *emit_loop(const LoopShape &shape, llvm::Value *start,
+                           const std::function<llvm::Value *(llvm::Value *)> &cond_of,
+                           const std::function<void(llvm::Value *)> &body, std::vector<llvm::Value *> *carried = nullptr) {
     llvm::BasicBlock *pre = b_.GetInsertBlock();
-    auto *header = llvm::BasicBlock::Create(ctx_, s.iterator + ".header", frame_.fn);
-    auto *body = llvm::BasicBlock::Create(ctx_, s.iterator + ".body", frame_.fn);
-    auto *exit = llvm::BasicBlock::Create(ctx_, s.iterator + ".exit", frame_.fn);
+    auto *header = llvm::BasicBlock::Create(ctx_, shape.iterator + shape.tag + "header", frame_.fn);
+    auto *body_bb = llvm::BasicBlock::Create(ctx_, shape.iterator + shape.tag + "body", frame_.fn);
+    auto *exit = llvm::BasicBlock::Create(ctx_, shape.iterator + shape.tag + "exit", frame_.fn);
     b_.CreateBr(header);
     b_.SetInsertPoint(header);
-    llvm::PHINode *iv = b_.CreatePHI(i64_, 2, s.iterator);
+    llvm::PHINode *iv = b_.CreatePHI(i64_, 2, shape.phi);
     iv->addIncoming(start, pre);
-    auto saved = frame_.vars.find(s.iterator) == frame_.vars.end()
-                     ? std::optional<llvm::Value *>()
-                     : std::optional<llvm::Value *>(frame_.vars[s.iterator]);
-    frame_.vars[s.iterator] = iv;
-    b_.CreateCondBr(cond_of(iv), body, exit);
-    b_.SetInsertPoint(body);
-    bool reduction = s.marks.count(poly::mark::kReduction) > 0;
-    reduction_depth_ += reduction;
-    for (const poly::LStmtPtr &c : s.body)
-      if (c) stmt(*c);
-    reduction_depth_ -= reduction;
-    llvm::Value *next = b_.CreateNSWAdd(iv, b_.getInt64(s.step), s.iterator + ".next");
-    iv->addIncoming(next, b_.GetInsertBlock());
+    std::vector<llvm::PHINode *> phis;
+    if (carried)
+      for (llvm::Value *&v : *carried) {
+        phis.push_back(b_.CreatePHI(v->getType(), 2, shape.carried));
+        phis.back()->addIncoming(v, pre);
+        v = phis.back();
+      }
+    ScopedVar bound(frame_, shape.iterator);
+    frame_.vars[shape.iterator] = iv;
+    b_.CreateCondBr(cond_of(iv), body_bb, exit);
+    b_.SetInsertPoint(body_bb);
+    body(iv);
+    llvm::Value *next = b_.CreateNSWAdd(iv, b_.getInt64(shape.step), shape.iterator + ".next");
+    llvm::BasicBlock *latch_bb = b_.GetInsertBlock();
+    iv->addIncoming(next, latch_bb);
+    for (std::size_t i = 0; i < phis.size(); ++i) {
+      phis[i]->addIncoming((*carried)[i], latch_bb);
+      (*carried)[i] = phis[i];
+    }
     llvm::BranchInst *latch = b_.CreateBr(header);
-    if (llvm::MDNode *md = loop_metadata(s)) latch->setMetadata(llvm::LLVMContext::MD_loop, md);
+    if (shape.marks)
+      if (llvm::MDNode *md = loop_metadata(*shape.marks)) latch->setMetadata(llvm::LLVMContext::MD_loop, md);
     b_.SetInsertPoint(exit);
-    if (saved) frame_.vars[s.iterator] = *saved;
-    else frame_.vars.erase(s.iterator);
+    return iv;
+  }
+
+  /// for (iterator = start; cond(iterator); iterator += step) body, with the loop's marks.
+  void counted_loop(const LStmt &s, llvm::Value *start, const std::function<llvm::Value *(llvm::Value *)> &cond_of) {
+    LoopShape shape{s.iterator, ".", s.iterator, s.step};
+    shape.marks = &s;
+    emit_loop(shape, start, cond_of, [&](llvm::Value *) {
+      bool reduction = s.marks.count(poly::mark::kReduction) > 0;
+      reduction_depth_ += reduction;
+      for (const poly::LStmtPtr &c : s.body)
+        if (c) stmt(*c);
+      reduction_depth_ -= reduction;
+    });
   }
 
   llvm::MDNode *loop_metadata(const LStmt &s) {
@@ -702,88 +721,36 @@ private:
     return md;
   }
 
-  /// A parallel loop: the body becomes NAME_parN(ctx, begin, end) over iteration
-  /// numbers; the caller packs arrays, variables and the start into ctx.
+  /// A parallel loop: the body becomes NAME_parN_body over iteration numbers,
+  /// called through atoll_parallel_for (lower_parallel.h) with every array and
+  /// variable in scope.
   void parallel_loop(const LStmt &s, const LoopUpperBound &ub) {
     llvm::Value *start = index(*s.init);
     llvm::Value *last = index(*ub.bound);
     if (!ub.inclusive) last = b_.CreateNSWSub(last, b_.getInt64(1));
-    llvm::Value *span = b_.CreateNSWSub(last, start);
-    llvm::Value *trip = b_.CreateSelect(b_.CreateICmpSLT(span, b_.getInt64(0)), b_.getInt64(0),
-                                        b_.CreateNSWAdd(b_.CreateSDiv(span, b_.getInt64(s.step)), b_.getInt64(1)));
-    // Captured scalars: every variable in scope, then the start.
-    std::vector<std::string> names;
-    std::vector<llvm::Value *> scalars;
-    for (auto &[n, v] : frame_.vars) names.push_back(n), scalars.push_back(v);
-    scalars.push_back(start);
-    std::string base = k_.name + "_par" + std::to_string(outlined_++);
-
-    // The worker: typed, noalias arrays, so inlining it into the trampoline keeps alias facts.
-    std::vector<llvm::Type *> wargs(k_.arrays.size(), ptr_);
-    wargs.insert(wargs.end(), scalars.size() + 2, i64_);
-    llvm::Function *worker = llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), wargs, false),
-                                                    llvm::Function::InternalLinkage, base + "_body", m_);
-    worker->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::Value *trip = parallel_trip_count(b_, start, last, s.step);
+    ParallelCapture cap;
+    cap.name = k_.name + "_par" + std::to_string(outlined_++);
+    cap.iterator = s.iterator;
+    for (const poly::LArray &a : k_.arrays) {
+      cap.array_names.push_back(a.name);
+      cap.arrays.push_back(frame_.arrays.at(a.name).base);
+    }
+    for (auto &[n, v] : frame_.vars) cap.scalar_names.push_back(n), cap.scalars.push_back(v);
     Frame outer = frame_;
-    llvm::IRBuilderBase::InsertPoint ip = b_.saveIP();
-    frame_ = Frame{};
-    frame_.fn = worker;
-    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", worker));
-    std::vector<llvm::Value *> ptrs;
-    for (std::size_t i = 0; i < k_.arrays.size(); ++i) {
-      worker->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
-      worker->getArg(static_cast<unsigned>(i))->setName(k_.arrays[i].name);
-      ptrs.push_back(worker->getArg(static_cast<unsigned>(i)));
-    }
-    unsigned at = static_cast<unsigned>(k_.arrays.size());
-    for (const std::string &n : names) {
-      worker->getArg(at)->setName(n);
-      frame_.vars[n] = worker->getArg(at++);
-    }
-    llvm::Value *wstart = worker->getArg(at++);
-    llvm::Value *wbegin = worker->getArg(at++);
-    llvm::Value *wend = worker->getArg(at++);
-    wstart->setName(s.iterator + ".start");
-    wbegin->setName("begin");
-    wend->setName("end");
-    bind_arrays(ptrs);
-    llvm::Value *step = b_.getInt64(s.step);
-    llvm::Value *first = b_.CreateNSWAdd(wstart, b_.CreateNSWMul(wbegin, step));
-    llvm::Value *stop = b_.CreateNSWAdd(wstart, b_.CreateNSWMul(wend, step));
-    if (vectorize(s)) vector_loop(s, first, stop, std::nullopt);
-    else counted_loop(s, first, [&](llvm::Value *iv) { return b_.CreateICmpSLT(iv, stop); });
-    fence_streams();
-    b_.CreateRetVoid();
-
-    // The trampoline atoll_parallel_for calls: unpack ctx, call the worker.
-    llvm::Type *ctx_ty = llvm::ArrayType::get(i64_, k_.arrays.size() + scalars.size());
-    llvm::Function *tramp =
-        llvm::Function::Create(llvm::FunctionType::get(b_.getVoidTy(), {ptr_, i64_, i64_}, false),
-                               llvm::Function::InternalLinkage, base, m_);
-    tramp->addFnAttr(llvm::Attribute::NoUnwind);
-    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", tramp));
-    std::vector<llvm::Value *> call_args;
-    for (std::size_t i = 0; i < k_.arrays.size() + scalars.size(); ++i) {
-      llvm::Value *slot = b_.CreateConstInBoundsGEP2_64(ctx_ty, tramp->getArg(0), 0, i);
-      call_args.push_back(b_.CreateLoad(i < k_.arrays.size() ? ptr_ : i64_, slot));
-    }
-    call_args.push_back(tramp->getArg(1));
-    call_args.push_back(tramp->getArg(2));
-    b_.CreateCall(worker, call_args);
-    b_.CreateRetVoid();
-
-    // Back in the caller: fill ctx (an entry-block alloca) and call the runtime.
+    emit_parallel_for(b_, m_, frame_.fn, cap, start, trip, [&](const ParallelWorker &w) {
+      frame_ = Frame{};
+      frame_.fn = w.fn;
+      for (std::size_t i = 0; i < w.scalars.size(); ++i) frame_.vars[cap.scalar_names[i]] = w.scalars[i];
+      bind_arrays(w.arrays);
+      llvm::Value *step = b_.getInt64(s.step);
+      llvm::Value *first = b_.CreateNSWAdd(w.start, b_.CreateNSWMul(w.begin, step));
+      llvm::Value *stop = b_.CreateNSWAdd(w.start, b_.CreateNSWMul(w.end, step));
+      if (vectorize(s)) vector_loop(s, first, stop, std::nullopt);
+      else counted_loop(s, first, [&](llvm::Value *iv) { return b_.CreateICmpSLT(iv, stop); });
+      fence_streams();
+    });
     frame_ = outer;
-    b_.restoreIP(ip);
-    llvm::IRBuilder<> entry(&frame_.fn->getEntryBlock(), frame_.fn->getEntryBlock().begin());
-    llvm::Value *ctx = entry.CreateAlloca(ctx_ty, nullptr, base + ".ctx");
-    for (std::size_t i = 0; i < k_.arrays.size(); ++i)
-      b_.CreateStore(frame_.arrays.at(k_.arrays[i].name).base, b_.CreateConstInBoundsGEP2_64(ctx_ty, ctx, 0, i));
-    for (std::size_t i = 0; i < scalars.size(); ++i)
-      b_.CreateStore(scalars[i], b_.CreateConstInBoundsGEP2_64(ctx_ty, ctx, 0, k_.arrays.size() + i));
-    llvm::FunctionCallee pf = m_.getOrInsertFunction(
-        "atoll_parallel_for", llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_, i64_, i64_}, false));
-    b_.CreateCall(pf, {tramp, ctx, b_.getInt64(0), trip});
   }
 
   // ---- memory ----------------------------------------------------------------------------------
