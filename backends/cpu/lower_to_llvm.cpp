@@ -4,6 +4,8 @@
 #include "backends/cpu/kernel_info.h"
 #include "backends/cpu/lower_elements.h"
 #include "backends/cpu/lower_parallel.h"
+#include "backends/cpu/lower_shuffles.h"
+#include "backends/cpu/transpose_form.h"
 #include "backends/cpu/lower_reduction.h"
 #include "backends/cpu/vector_analysis.h"
 #include "backends/cpu/vector_math.h"
@@ -248,6 +250,8 @@ private:
   void loop(const LStmt &s) {
     if (s.marks.count(poly::mark::kParallel))
       if (auto ub = loop_upper_bound(s)) return parallel_loop(s, *ub);
+    if (!promo_ && !partials_ && lanes_ > 1 && vt_->isFloatTy())
+      if (auto t = transpose_form(k_, s, lanes_)) return transposed_loop(*t);
     llvm::Value *start = index(*s.init);
     if (!promo_ && vector_reductions_allowed()) {
       VectorReductionForm form = vector_reductions(k_, s);
@@ -393,6 +397,84 @@ private:
     counted_loop(scalar, iv, [&](llvm::Value *i) { return b_.CreateICmpSLT(i, end); });
   }
 
+  // ---- in-register transposes (transpose_form.h) ----------------------------------------------
+
+  /// The nest of `t` with its l loop innermost and jammed into vector chunks
+  /// of w: per chunk and per group of lanes values of l, lanes rows of X
+  /// loaded, transposed, and stored as lanes vectors of Y; the chunk left
+  /// over at the end of w (fewer than lanes columns) with masked loads and stores.
+  void transposed_loop(const TransposeForm &t) {
+    const LStmt &l = *t.outer;
+    ScopedVar bound(frame_, l.iterator);
+    llvm::Value *first = index(*l.init);
+    transposed_middle(t, 0, first);
+  }
+
+  void transposed_middle(const TransposeForm &t, std::size_t depth, llvm::Value *first) {
+    if (depth < t.middle.size()) {
+      const LStmt &m = *t.middle[depth];
+      LoopShape shape{m.iterator, ".", m.iterator, m.step};
+      emit_loop(shape, index(*m.init), [&](llvm::Value *) { return cond(*m.cond); },
+                [&](llvm::Value *) { transposed_middle(t, depth + 1, first); });
+      return;
+    }
+    const LStmt &w = *t.inner;
+    llvm::Value *start = index(*w.init);
+    llvm::Value *end = exclusive_end(*loop_upper_bound(w));
+    LoopShape shape{w.iterator, ".t", w.iterator, lanes_};
+    llvm::Value *rest = emit_loop(
+        shape, start, [&](llvm::Value *i) { return b_.CreateICmpSLE(b_.CreateNSWAdd(i, b_.getInt64(lanes_)), end); },
+        [&](llvm::Value *i) { transposed_block(t, first, i, nullptr); });
+    llvm::Value *left = b_.CreateNSWSub(end, rest);
+    auto *tail = llvm::BasicBlock::Create(ctx_, w.iterator + ".ttail", frame_.fn);
+    auto *done = llvm::BasicBlock::Create(ctx_, w.iterator + ".tdone", frame_.fn);
+    b_.CreateCondBr(b_.CreateICmpSGT(left, b_.getInt64(0)), tail, done);
+    b_.SetInsertPoint(tail);
+    transposed_block(t, first, rest, left);
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+  }
+
+  /// Columns w0 .. w0 + lanes - 1 (only the first `columns` when given) for every l.
+  void transposed_block(const TransposeForm &t, llvm::Value *first, llvm::Value *w0, llvm::Value *columns) {
+    const LStmt &st = *t.store;
+    const std::string &l = t.outer->iterator, &w = t.inner->iterator;
+    ScopedVar bound(frame_, w);
+    frame_.vars[w] = w0;
+    const unsigned n = static_cast<unsigned>(lanes_);
+    llvm::Value *lane_mask = nullptr;
+    if (columns) {
+      std::vector<llvm::Constant *> steps;
+      for (unsigned j = 0; j < n; ++j) steps.push_back(b_.getInt64(j));
+      lane_mask = b_.CreateICmpSLT(llvm::ConstantVector::get(steps), splat_i64(columns));
+    }
+    const ArrayView &x = view(st.value->name), &y = view(st.array);
+    for (std::int64_t g = 0; g < t.trip; g += lanes_) {
+      frame_.vars[l] = b_.CreateNSWAdd(first, b_.getInt64(g));
+      llvm::Value *px = element_ptr(x, offset(x, index_list(st.value->args)));
+      std::vector<llvm::Value *> rows;
+      for (unsigned r = 0; r < n; ++r) {
+        llvm::Value *p = b_.CreateInBoundsGEP(b_.getFloatTy(), px, b_.getInt64(static_cast<std::uint64_t>(r) * n));
+        if (!columns) {
+          rows.push_back(b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4)));
+        } else {
+          // Row r is column w0 + r: read only when it exists.
+          llvm::Value *has = b_.CreateVectorSplat(n, b_.CreateICmpSLT(b_.getInt64(r), columns));
+          rows.push_back(b_.CreateMaskedLoad(vec_ty(), p, llvm::Align(4), has, llvm::Constant::getNullValue(vec_ty())));
+        }
+      }
+      std::vector<llvm::Value *> cols = emit_transpose(b_, rows);
+      for (unsigned c = 0; c < n; ++c) {
+        frame_.vars[l] = b_.CreateNSWAdd(first, b_.getInt64(g + c));
+        llvm::Value *p = element_ptr(y, offset(y, index_list(st.indices)));
+        if (columns) b_.CreateMaskedStore(cols[c], p, llvm::Align(4), lane_mask);
+        else b_.CreateAlignedStore(cols[c], p, llvm::Align(4));
+      }
+    }
+  }
+
+  llvm::Value *splat_i64(llvm::Value *x) { return b_.CreateVectorSplat(static_cast<unsigned>(lanes_), x); }
+
   // ---- non-temporal stores -----------------------------------------------------------------------
   //
   // A large output written for the last time in a vector loop (streaming_stores)
@@ -454,14 +536,17 @@ private:
     std::vector<llvm::Value *> idx = index_list(ld.args);
     llvm::Value *inside = b_.getTrue();
     for (std::size_t d = 0; d + 1 < idx.size(); ++d) inside = b_.CreateAnd(inside, b_.CreateICmpULT(idx[d], a.extents[d]));
+    // Lane l reads the last subscript at idx + stride * l (has_vector_form: stride 1..kMaxVectorLoadStride).
+    std::int64_t stride = *coefficient(*ld.args.back(), current_vector_iterator_);
     std::vector<llvm::Constant *> steps;
-    for (std::int64_t l = 0; l < lanes_; ++l) steps.push_back(b_.getInt64(static_cast<std::uint64_t>(l)));
+    for (std::int64_t l = 0; l < lanes_; ++l) steps.push_back(b_.getInt64(static_cast<std::uint64_t>(stride * l)));
     llvm::Value *lane_idx = b_.CreateAdd(b_.CreateVectorSplat(static_cast<unsigned>(lanes_), idx.back()),
                                          llvm::ConstantVector::get(steps));
     llvm::Value *mask = b_.CreateICmpULT(lane_idx, b_.CreateVectorSplat(static_cast<unsigned>(lanes_), a.extents.back()));
     mask = b_.CreateAnd(mask, b_.CreateVectorSplat(static_cast<unsigned>(lanes_), inside));
     // Not inbounds: lanes before the array's start are masked off.
     llvm::Value *p = b_.CreateGEP(b_.getFloatTy(), a.base, offset(a, idx));
+    if (stride != 1) return emit_strided_load(b_, p, stride, static_cast<unsigned>(lanes_), mask, vector_value(*e.args[1]));
     return b_.CreateMaskedLoad(vec_ty(), p, llvm::Align(4), mask, vector_value(*e.args[1]));
   }
 
@@ -633,6 +718,8 @@ private:
       for (const poly::LExprPtr &x : e.args)
         if (coefficient(*x, current_vector_iterator_) != 0) moves = true;
       if (!moves) return splat(b_.CreateLoad(b_.getFloatTy(), p));
+      std::int64_t stride = *coefficient(*e.args.back(), current_vector_iterator_);
+      if (stride != 1) return emit_strided_load(b_, p, stride, static_cast<unsigned>(lanes_));
       return b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4));
     }
     case LExprKind::ToValue: return splat(b_.CreateSIToFP(index(*e.args[0]), vt_));

@@ -7,8 +7,10 @@ target_sources(atoll_backends PRIVATE
   cpu/kernel_info.cpp
   cpu/lower_elements.cpp
   cpu/lower_reduction.cpp
+  cpu/lower_shuffles.cpp
   cpu/lower_parallel.cpp
   cpu/lower_to_llvm.cpp
+  cpu/transpose_form.cpp
   cpu/vector_analysis.cpp
   cpu/object_writer.cpp
   cpu/optimize_module.cpp

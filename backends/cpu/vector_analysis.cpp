@@ -2,6 +2,7 @@
 #include "backends/cpu/vector_analysis.h"
 
 #include "backends/cpu/kernel_info.h"
+#include "backends/cpu/lower_shuffles.h"
 
 #include <map>
 #include <set>
@@ -81,6 +82,16 @@ bool contiguous(const std::vector<poly::LExprPtr> &idx, const std::string &it, b
   return c && *c == 1;
 }
 
+/// Subscripts constant along `it` except the last, which moves by a constant
+/// 1..kMaxVectorLoadStride (wide loads and a shuffle), or every subscript constant.
+bool loadable(const std::vector<poly::LExprPtr> &idx, const std::string &it) {
+  if (idx.empty()) return true;
+  for (std::size_t d = 0; d + 1 < idx.size(); ++d)
+    if (!invariant(*idx[d], it)) return false;
+  auto c = coefficient(*idx.back(), it);
+  return c && *c >= 0 && *c <= kMaxVectorLoadStride;
+}
+
 bool value_ok(const poly::LKernel &k, const LExpr &e, const std::string &it) {
   if (e.type == LType::Index) return invariant(e, it);
   switch (e.kind) {
@@ -103,14 +114,14 @@ bool value_ok(const poly::LKernel &k, const LExpr &e, const std::string &it) {
     return false;
   case LExprKind::Load: {
     const poly::LArray *a = find_array(k, e.name);
-    return a && a->dtype == DType::F32 && contiguous(e.args, it, true);
+    return a && a->dtype == DType::F32 && loadable(e.args, it);
   }
   case LExprKind::ToValue: return invariant(*e.args[0], it);
   case LExprKind::GuardedLoad: {
     // Padding: a masked vector load (lanes outside the array take the fallback).
     const LExpr &ld = *e.args[0];
     const poly::LArray *a = find_array(k, ld.name);
-    return a && a->dtype == DType::F32 && contiguous(ld.args, it, true) && value_ok(k, *e.args[1], it);
+    return a && a->dtype == DType::F32 && loadable(ld.args, it) && value_ok(k, *e.args[1], it);
   }
   case LExprKind::Select: case LExprKind::ToIndex: case LExprKind::Int:
   case LExprKind::Var: return false;

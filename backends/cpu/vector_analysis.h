@@ -26,7 +26,9 @@ std::optional<std::int64_t> constant_trip_count(const poly::LStmt &loop);
 /// True when the body of `loop` (marked kVector, step 1) can run `lanes`
 /// iterations at once as explicit vector code: stores only (no loops, no
 /// conditions) to f32 arrays at stride 1 along the iterator; values built
-/// from f32 loads (guarded ones included) that are stride 1 or invariant along the iterator,
+/// from f32 loads (guarded ones included) that are invariant along the
+/// iterator or move only in their last subscript, by a constant stride of 1 to
+/// kMaxVectorLoadStride (lower_shuffles.h: wide loads and a shuffle),
 /// invariant Index values, constants, + - * /, neg, min, max and the
 /// intrinsic functions (exp, log, sqrt, abs, floor, pow, sigmoid). Other
 /// loops keep scalar code (remainders always do).

@@ -51,11 +51,23 @@ std::string window_index(const std::string &o, const std::string &k, std::int64_
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-/// The conversion of blocked `in` [N, CB, H, W, B] to NCHW `out` [N, C, H, W].
+/// The conversion of blocked `in` [N, CB, H, W, B] to NCHW `out` [N, C, H, W]:
+/// one statement over the full blocks with the lane as its own index
+/// (`out(n, B * cb + l, h, w) = in(n, cb, h, w, l)`: a B x B block of `in` is
+/// contiguous along (w, l), which the CPU backend copies with in-register
+/// transposes), one more for the lanes of a last partial block.
 std::string to_nchw_expr(const std::string &out, const std::string &in, std::int64_t n, std::int64_t c, std::int64_t h,
                          std::int64_t w, int b) {
-  return out + "(n_, m_, h_, w_) = " + in + "(n_, floor(m_ / " + num(b) + "), h_, w_, m_ % " + num(b) +
-         ") where n_ in 0:" + num(n) + ", m_ in 0:" + num(c) + ", h_ in 0:" + num(h) + ", w_ in 0:" + num(w);
+  const std::int64_t full = c / b, part = c % b;
+  const std::string spatial = ", h_, w_)", ranges = ", h_ in 0:" + num(h) + ", w_ in 0:" + num(w);
+  std::string text;
+  if (full > 0)
+    text = out + "(n_, " + num(b) + " * cb_ + l_" + spatial + " = " + in + "(n_, cb_, h_, w_, l_) where n_ in 0:" + num(n) +
+           ", cb_ in 0:" + num(full) + ", l_ in 0:" + num(b) + ranges;
+  if (part > 0)
+    text += std::string(full > 0 ? "\n" : "") + out + "(n_, " + num(full * b) + " + l_" + spatial + " = " + in + "(n_, " +
+            num(full) + ", h_, w_, l_) where n_ in 0:" + num(n) + ", l_ in 0:" + num(part) + ranges;
+  return text;
 }
 
 /// The conversion node's Blocked entry when `node` is one this pass made (its expr is to_nchw_expr's text).

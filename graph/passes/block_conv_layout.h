@@ -22,7 +22,7 @@ struct BlockConvOptions {
 ///   before:  y = Conv(x, W, b)                               x: [N, Ci, H, W] (NCHW)
 ///   after:   W5 = Compute(W)     "W5(ob, c, kh, kw, o) = W(16 * ob + o, c, kh, kw)"
 ///            y5 = Compute(x, W5, b)  "y5(n, ob, oh, ow, o) +=! X(n, c, S*oh + kh - P, ...) * W5(ob, c, kh, kw, o)"
-///            y  = Compute(y5)    "y(n, m, h, w) = y5(n, floor(m / 16), h, w, m % 16)"
+///            y  = Compute(y5)    "y(n, 16 * cb + l, h, w) = y5(n, cb, h, w, l)"  (+ one statement for a partial last block)
 ///
 /// y5 is [N, ceil(Co/B), Oh, Ow, B]: output channels in blocks of B lanes (Co
 /// padded up with zero weights). X is read in NCHW (one scalar broadcast per

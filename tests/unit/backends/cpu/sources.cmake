@@ -5,6 +5,7 @@ target_sources(atoll_tests PRIVATE
   unit/backends/cpu/reduction_ops_test.cpp
   unit/backends/cpu/run_kernels_test.cpp
   unit/backends/cpu/streaming_store_test.cpp
+  unit/backends/cpu/strided_transpose_test.cpp
   unit/backends/cpu/test_kernels.cpp
   unit/backends/cpu/thread_pool_test.cpp
   unit/backends/cpu/vector_codegen_test.cpp

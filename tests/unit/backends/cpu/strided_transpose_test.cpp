@@ -1,0 +1,237 @@
+// Strided vector loads (stride 2..4 along a vector loop) and in-register transposes of blocked -> plain copies.
+#include "tests/unit/backends/cpu/test_kernels.h"
+
+#include "backends/cpu/transpose_form.h"
+#include "backends/cpu/vector_analysis.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace atl::cpu::test {
+namespace {
+
+using namespace poly::build;
+using compute::BinOp;
+using Role = poly::LArray::Role;
+
+const poly::LStmt *first_vector_loop(const poly::LStmt &s) {
+  if (s.kind == poly::LStmtKind::For && s.marks.count(poly::mark::kVector)) return &s;
+  for (const auto &b : s.body)
+    if (const poly::LStmt *f = b ? first_vector_loop(*b) : nullptr) return f;
+  return nullptr;
+}
+
+/// An input value with NaN and infinities at a few places.
+double input_value(std::int64_t i) {
+  if (i % 7 == 3) return std::numeric_limits<double>::quiet_NaN();
+  if (i % 11 == 5) return (i % 2 ? 1 : -1) * std::numeric_limits<double>::infinity();
+  return static_cast<double>(i % 13) - 6.25;
+}
+
+bool same(double got, double want) { return (std::isnan(got) && std::isnan(want)) || got == want; }
+
+/// Z[i, j] = X[i, s * j + o] + guard(X[i, s * j + o - 1], 0.5) over i < 3, j < M
+/// (j marked vector); X is exactly as wide as the last read needs.
+struct StridedCase {
+  std::int64_t s, o, m;
+  int lanes;
+  std::int64_t width() const { return s * (m - 1) + o + 1; }
+  poly::LKernel kernel(const std::string &name) const {
+    auto col = [&](std::int64_t d) {
+      return binary(BinOp::Add, binary(BinOp::Mul, integer(s), var("j")), integer(o + d));
+    };
+    auto value = binary(BinOp::Add, load("X", {var("i"), col(0)}), guarded_load(load("X", {var("i"), col(-1)}), real(0.5)));
+    auto inner = loop_to("j", integer(m), store("Z", {var("i"), var("j")}, value), {poly::mark::kVector});
+    auto k = kernel_of(name, inner);
+    k.vector_lanes = lanes;
+    return k;
+  }
+  poly::LKernel kernel_of(const std::string &name, poly::LStmtPtr inner) const {
+    return test::kernel(name, {array("X", DType::F32, {3, width()}, Role::Input), array("Z", DType::F32, {3, m}, Role::Output)},
+                        {}, loop_to("i", integer(3), inner));
+  }
+};
+
+/// Y[B * cb + l, h, w] = X[cb, h, w, l]: the blocked -> plain copy, for cb < 2, l < B, h < 3, w < W (vector).
+poly::LKernel unblock(const std::string &name, std::int64_t b, std::int64_t w, int lanes, bool parallel_cb = false) {
+  auto st = store("Y", {binary(BinOp::Add, binary(BinOp::Mul, integer(b), var("cb")), var("l")), var("h"), var("w")},
+                  load("X", {var("cb"), var("h"), var("w"), var("l")}));
+  auto nest = loop_to("l", integer(b), loop_to("h", integer(3), loop_to("w", integer(w), st, {poly::mark::kVector})));
+  std::set<std::string> marks;
+  if (parallel_cb) marks.insert(poly::mark::kParallel);
+  auto k = kernel(name, {array("X", DType::F32, {2, 3, w, b}, Role::Input), array("Y", DType::F32, {2 * b, 3, w}, Role::Output)},
+                  {}, loop_to("cb", integer(2), nest, marks));
+  k.vector_lanes = lanes;
+  return k;
+}
+
+const poly::LStmt *loop_named(const poly::LStmt &s, const std::string &it) {
+  if (s.kind == poly::LStmtKind::For && s.iterator == it) return &s;
+  for (const auto &b : s.body)
+    if (const poly::LStmt *f = b ? loop_named(*b, it) : nullptr) return f;
+  return nullptr;
+}
+
+TEST_SUITE("backends") {
+
+TEST_CASE("cpu strided loads: stride 2..4 reads along a vector loop have a vector form, stride 5 does not") {
+  for (std::int64_t s : {1, 2, 3, 4}) {
+    StridedCase c{s, 1, 37, 16};
+    poly::LKernel k = c.kernel("s" + std::to_string(s));
+    CHECK_MESSAGE(has_vector_form(k, *first_vector_loop(*k.body)), "stride " << s);
+  }
+  StridedCase c5{5, 1, 37, 16};
+  poly::LKernel k5 = c5.kernel("s5");
+  CHECK_FALSE(has_vector_form(k5, *first_vector_loop(*k5.body)));
+}
+
+TEST_CASE("cpu strided loads: stride 2 is one masked <32 x float> load and a shuffle per vector") {
+  std::string ir = emit_llvm_ir({StridedCase{2, 0, 37, 16}.kernel("s2")});
+  CHECK(ir.find("@llvm.masked.load.v32f32") != std::string::npos);
+  CHECK(ir.find("shufflevector <32 x float>") != std::string::npos);
+  CHECK(ir.find("store <16 x float>") != std::string::npos);
+  CHECK(ir.find("gather") == std::string::npos);
+}
+
+TEST_CASE("cpu strided loads: random strides, offsets, widths and lanes compute the reference values (JIT and C)") {
+  const unsigned seed = 90210;
+  std::mt19937 rng(seed);
+  std::vector<StridedCase> cases;
+  const int lanes[] = {4, 8, 16};
+  for (int i = 0; i < 12; ++i)
+    cases.push_back({2 + static_cast<std::int64_t>(rng() % 3), static_cast<std::int64_t>(rng() % 2),
+                     1 + static_cast<std::int64_t>(rng() % 45), lanes[rng() % 3]});
+  std::vector<poly::LKernel> ks;
+  for (std::size_t i = 0; i < cases.size(); ++i) ks.push_back(cases[i].kernel("k" + std::to_string(i)));
+  for (auto &[path, exe] : both_paths(ks)) {
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const StridedCase &c = cases[i];
+      Buffer X(DType::F32, 3 * c.width()), Z(DType::F32, 3 * c.m);
+      for (std::int64_t e = 0; e < 3 * c.width(); ++e) X.set(e, input_value(e));
+      void *arrays[] = {X.data(), Z.data()};
+      exe->run("k" + std::to_string(i), arrays, nullptr);
+      for (std::int64_t r = 0; r < 3; ++r)
+        for (std::int64_t j = 0; j < c.m; ++j) {
+          std::int64_t at = c.s * j + c.o;
+          float a = static_cast<float>(X.get(r * c.width() + at));
+          float g = at - 1 >= 0 ? static_cast<float>(X.get(r * c.width() + at - 1)) : 0.5f;
+          CHECK_MESSAGE(same(Z.get(r * c.m + j), a + g), path << " seed " << seed << " stride " << c.s << " offset " << c.o
+                                                               << " width " << c.m << " lanes " << c.lanes << " j " << j);
+        }
+    }
+  }
+}
+
+TEST_CASE("cpu strided loads: a vector reduction over a stride-2 read sums what scalar code sums (JIT and C)") {
+  // R[i] += X[i, 2 * j + 1] over j < M (re-associable): partial vector sums of every other element.
+  std::vector<std::int64_t> widths = {1, 15, 16, 17, 40, 77};
+  std::vector<poly::LKernel> ks;
+  for (std::size_t t = 0; t < widths.size(); ++t) {
+    std::int64_t m = widths[t];
+    auto red = loop_to("j", integer(m),
+                       store("R", {var("i")}, load("X", {var("i"), binary(BinOp::Add, binary(BinOp::Mul, integer(2), var("j")), integer(1))}),
+                             compute::AssignOp::Add),
+                       {poly::mark::kReduction});
+    auto k = kernel("r" + std::to_string(t), {array("X", DType::F32, {2, 2 * m}, Role::Input), array("R", DType::F32, {2}, Role::Output)},
+                    {}, loop_to("i", integer(2), red));
+    k.vector_lanes = 16;
+    CHECK_FALSE(vector_reductions(k, *loop_named(*k.body, "j")).reductions.empty());
+    ks.push_back(k);
+  }
+  for (auto &[path, exe] : both_paths(ks)) {
+    for (std::size_t t = 0; t < widths.size(); ++t) {
+      std::int64_t m = widths[t];
+      Buffer X(DType::F32, 4 * m), R(DType::F32, 2);
+      for (std::int64_t e = 0; e < 4 * m; ++e) X.set(e, e % 2 ? static_cast<double>(e % 9) : 1e30);  // even elements unread
+      R.set(0, 0.5);
+      R.set(1, -0.5);
+      void *arrays[] = {X.data(), R.data()};
+      exe->run("r" + std::to_string(t), arrays, nullptr);
+      for (std::int64_t r = 0; r < 2; ++r) {
+        double want = r ? -0.5 : 0.5;
+        for (std::int64_t j = 0; j < m; ++j) want += static_cast<double>((r * 2 * m + 2 * j + 1) % 9);
+        CHECK_MESSAGE(R.get(r) == want, path << " width " << m << " row " << r);  // small integers: exact in any order
+      }
+    }
+  }
+}
+
+TEST_CASE("cpu transposes: the blocked -> plain copy nest is recognised only in its exact shape") {
+  poly::LKernel k = unblock("u", 16, 37, 16);
+  auto f = transpose_form(k, *loop_named(*k.body, "l"), 16);
+  REQUIRE(f.has_value());
+  CHECK(f->trip == 16);
+  CHECK(f->middle.size() == 1);
+  CHECK(f->inner->iterator == "w");
+  // Rows of X are 16 floats apart along w: not a transpose for 8 lanes or 4 lanes.
+  CHECK_FALSE(transpose_form(k, *loop_named(*k.body, "l"), 8).has_value());
+  CHECK_FALSE(transpose_form(k, *loop_named(*k.body, "l"), 4).has_value());
+  // Not from the outer cb loop (two iterations).
+  CHECK_FALSE(transpose_form(k, *loop_named(*k.body, "cb"), 16).has_value());
+  // Y read by the copy (the source is the destination): refused.
+  auto st = store("Y", {var("l"), var("w")}, load("Y", {var("w"), var("l")}));
+  auto self = kernel("self", {array("Y", DType::F32, {16, 16}, Role::Output)}, {},
+                     loop_to("l", integer(16), loop_to("w", integer(16), st, {poly::mark::kVector})));
+  self.vector_lanes = 16;
+  CHECK_FALSE(transpose_form(self, *self.body, 16).has_value());
+  // Two loops writing the same subscript of Y (not one element per iteration): refused.
+  auto st2 = store("Z", {binary(BinOp::Add, var("l"), var("h")), var("w")}, load("X", {var("h"), var("w"), var("l")}));
+  auto shared = kernel("shared", {array("X", DType::F32, {2, 16, 16}, Role::Input), array("Z", DType::F32, {17, 16}, Role::Output)},
+                       {}, loop_to("l", integer(16), loop_to("h", integer(2), loop_to("w", integer(16), st2, {poly::mark::kVector}))));
+  shared.vector_lanes = 16;
+  CHECK_FALSE(transpose_form(shared, *shared.body, 16).has_value());
+}
+
+TEST_CASE("cpu transposes: the copy is lowered to shuffles, with masked loads and stores for the last columns") {
+  std::string ir = emit_llvm_ir({unblock("u", 16, 37, 16)});
+  CHECK(ir.find("w.theader") != std::string::npos);
+  CHECK(ir.find("w.ttail") != std::string::npos);
+  CHECK(ir.find("shufflevector <16 x float>") != std::string::npos);
+  CHECK(ir.find("@llvm.masked.store.v16f32") != std::string::npos);
+  CHECK(ir.find("gather") == std::string::npos);
+}
+
+TEST_CASE("cpu transposes: random widths and lane counts copy exactly, NaN and infinities included (JIT and C)") {
+  const unsigned seed = 1717;
+  std::mt19937 rng(seed);
+  struct Case {
+    std::int64_t b, w;
+    int lanes;
+    bool parallel;
+  };
+  std::vector<Case> cases = {{16, 37, 16, false}, {16, 16, 16, true}, {16, 5, 16, false}, {4, 9, 4, false}, {8, 8, 8, true}};
+  for (int i = 0; i < 6; ++i) {
+    int lanes = 4 << (rng() % 3);
+    cases.push_back({lanes, 1 + static_cast<std::int64_t>(rng() % 50), lanes, rng() % 2 == 0});
+  }
+  cases.push_back({16, 21, 8, false});  // rows 16 apart with 8 lanes: the ordinary code
+  std::vector<poly::LKernel> ks;
+  for (std::size_t i = 0; i < cases.size(); ++i)
+    ks.push_back(unblock("t" + std::to_string(i), cases[i].b, cases[i].w, cases[i].lanes, cases[i].parallel));
+  for (auto &[path, exe] : both_paths(ks)) {
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+      const Case &c = cases[i];
+      const std::int64_t n = 2 * 3 * c.w * c.b;
+      Buffer X(DType::F32, n), Y(DType::F32, n);
+      for (std::int64_t e = 0; e < n; ++e) X.set(e, input_value(e));
+      void *arrays[] = {X.data(), Y.data()};
+      exe->run("t" + std::to_string(i), arrays, nullptr);
+      for (std::int64_t cb = 0; cb < 2; ++cb)
+        for (std::int64_t l = 0; l < c.b; ++l)
+          for (std::int64_t h = 0; h < 3; ++h)
+            for (std::int64_t w = 0; w < c.w; ++w) {
+              double want = X.get(((cb * 3 + h) * c.w + w) * c.b + l);
+              double got = Y.get(((cb * c.b + l) * 3 + h) * c.w + w);
+              CHECK_MESSAGE(same(got, want), path << " seed " << seed << " block " << c.b << " width " << c.w << " lanes "
+                                                  << c.lanes << " at " << cb << "," << l << "," << h << "," << w);
+            }
+    }
+  }
+}
+}
+
+}  // namespace
+}  // namespace atl::cpu::test
