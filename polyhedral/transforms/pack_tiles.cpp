@@ -62,19 +62,27 @@ PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const Cpu
   res.schedule = schedule;
   const ScopStatement *s = tiled.applied ? scop.statement(tiled.statement) : nullptr;
   if (!s) return res.reason = "no tiled statement", res;
-  if (std::all_of(tiled.cache_sizes.begin(), tiled.cache_sizes.end(), [](long c) { return c <= 0; }))
-    return res.reason = "no cache tiles", res;
   isl::union_set mine(s->domain);
   auto filter = filter_of(schedule.root(), mine, scop.domain());
   if (!filter) return res.reason = "statement has no filter of its own", res;
-  isl::schedule_node node = filter->child(0);
-  while (node.isa<isl::schedule_node_mark>()) node = node.child(0);
-  if (!node.isa<isl::schedule_node_band>() || !node.child(0).isa<isl::schedule_node_band>())
-    return res.reason = "no cache-tile band above the register tiles", res;
-  auto cache_band = node.as<isl::schedule_node_band>();
-  isl::schedule_node point = node.child(0);
-  if (o.target.cores > 1 && !has_parallel_loop(cache_band, mine))
-    return res.reason = "the parallel loop would share the buffer", res;
+  // The register-tile band: the first band below the filter whose child is a mark (or the last band).
+  isl::schedule_node node = filter->child(0), point;
+  for (; !node.isa<isl::schedule_node_leaf>(); node = node.child(0)) {
+    if (node.n_children() != 1) break;
+    if (!node.isa<isl::schedule_node_band>()) continue;
+    point = node;
+    if (node.child(0).isa<isl::schedule_node_mark>()) break;
+  }
+  if (point.is_null()) return res.reason = "no register-tile band", res;
+  isl::map prefix = point.prefix_schedule_union_map().intersect_domain(mine).as_map();
+  if (prefix.range_tuple_dim() == 0) return res.reason = "no cache tiles", res;
+  // Some band above the buffer must carry the parallelism (a parallel loop below it would share it).
+  bool parallel_above = false;
+  for (isl::schedule_node n = point; n.has_parent();) {
+    n = n.parent();
+    if (n.isa<isl::schedule_node_band>()) parallel_above |= has_parallel_loop(n.as<isl::schedule_node_band>(), mine);
+  }
+  if (o.target.cores > 1 && !parallel_above) return res.reason = "the parallel loop would share the buffer", res;
 
   // The vector column: the output's last subscript.
   int v = -1;
@@ -83,7 +91,6 @@ PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const Cpu
       if (s->indices[d] == s->lhs->args.back()->name) v = static_cast<int>(d);
   if (v < 0) return res.reason = "no vector column", res;
   isl::union_map written = scop.writes();
-  isl::map prefix = point.prefix_schedule_union_map().intersect_domain(mine).as_map();
   std::vector<Choice> chosen;
   std::string why = "no operand pays for its copy";
   for (const ScopAccess &r : s->reads) {

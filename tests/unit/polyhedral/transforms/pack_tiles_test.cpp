@@ -169,12 +169,19 @@ TEST_CASE("pack_tiles: the cost model packs power-of-two strided panels that are
     CHECK(p.packs.empty());
     CHECK(p.reason.find("no set conflicts") != std::string::npos);
   }
-  {  // Small: no cache tiles, nothing to pack.
+  {  // 256-byte rows: no set conflicts.
     polytest::Scheduled s(matmul(20, 30, 64));
     poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
     poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
     CHECK(p.packs.empty());
-    CHECK(p.reason == "no cache tiles");
+    CHECK(p.reason.find("no set conflicts") != std::string::npos);
+  }
+  {  // Four rows of A: each element of B used 4 times, not worth a copy.
+    polytest::Scheduled s(matmul(4, 512, 1024));
+    poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
+    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+    CHECK(p.packs.empty());
+    CHECK_MESSAGE(p.reason.find("reuse 4,") != std::string::npos, p.reason);
   }
 }
 
