@@ -273,6 +273,8 @@ private:
 
   static constexpr std::int64_t kMaxUnroll = 16;
   static constexpr std::int64_t kMaxAccumulators = 40;
+  /// Fewest lanes of a vector (SSE width): shorter constant trips stay scalar.
+  static constexpr std::int64_t kMinLanes = 4;
 
   bool vectorize(const LStmt &s) const { return lanes_ > 1 && vt_->isFloatTy() && has_vector_form(k_, s); }
 
@@ -369,6 +371,17 @@ private:
   /// code for the remainder. A constant trip count gives straight-line code
   /// when short (register micro-tiles), loops otherwise.
   void vector_loop(const LStmt &s, llvm::Value *start, llvm::Value *end, std::optional<std::int64_t> trip) {
+    if (trip && *trip >= kMinLanes && *trip < lanes_) {
+      // Shorter than one vector (a register tile of a few columns, a
+      // remainder): the widest narrower vectors that fit.
+      std::int64_t narrow = kMinLanes;
+      while (narrow * 2 <= *trip) narrow *= 2;
+      std::int64_t full = lanes_;
+      lanes_ = narrow;
+      vector_loop(s, start, end, trip);
+      lanes_ = full;
+      return;
+    }
     const std::int64_t w = lanes_;
     LStmt scalar = s;  // the remainder: same body, no vector hint
     scalar.marks.erase(poly::mark::kVector);
@@ -381,7 +394,9 @@ private:
           vector_body(s);
         }
       }
-      if (*trip % w) unrolled_loop(scalar, b_.CreateNSWAdd(start, b_.getInt64(chunks * w)), *trip % w);
+      llvm::Value *rest = b_.CreateNSWAdd(start, b_.getInt64(chunks * w));
+      if (*trip % w >= kMinLanes) vector_loop(s, rest, end, *trip % w);
+      else if (*trip % w) unrolled_loop(scalar, rest, *trip % w);
       return;
     }
     const LStmt *stream = streaming_store_in(s);

@@ -159,6 +159,48 @@ TEST_CASE("cpu strided loads: a vector reduction over a stride-2 read sums what 
   }
 }
 
+/// Y[i, j] += X[i, 2 * j + k] over k < 3 (unrolled reduction), j < M (vector, a constant trip).
+poly::LKernel short_window(const std::string &name, std::int64_t m, int lanes) {
+  auto col = binary(BinOp::Add, binary(BinOp::Mul, integer(2), var("j")), var("k"));
+  auto inner = loop_to("j", integer(m), store("Y", {var("i"), var("j")}, load("X", {var("i"), col}), compute::AssignOp::Add),
+                       {poly::mark::kVector, poly::mark::kUnroll});
+  auto red = loop_to("k", integer(3), inner, {poly::mark::kReduction, poly::mark::kUnroll});
+  auto k = kernel(name, {array("X", DType::F32, {2, 2 * m + 1}, Role::Input), array("Y", DType::F32, {2, m}, Role::Output)}, {},
+                  loop_to("i", integer(2), red));
+  k.vector_lanes = lanes;
+  return k;
+}
+
+TEST_CASE("cpu vectors: constant trips shorter than a vector use narrower vectors (8, then 4 lanes)") {
+  std::string ir8 = emit_llvm_ir({short_window("w8", 8, 16)});
+  CHECK(ir8.find("<8 x float>") != std::string::npos);
+  CHECK(ir8.find("<16 x float>") != std::string::npos);  // the stride-2 wide load of 8 lanes
+  std::string ir12 = emit_llvm_ir({short_window("w12", 12, 16)});
+  CHECK(ir12.find("<8 x float>") != std::string::npos);
+  CHECK(ir12.find("<4 x float>") != std::string::npos);
+  std::string ir3 = emit_llvm_ir({short_window("w3", 3, 16)});
+  CHECK(ir3.find("x float>") == std::string::npos);  // below 4 lanes: scalar
+  std::vector<std::int64_t> widths = {3, 4, 7, 8, 12, 15, 20, 28};
+  std::vector<poly::LKernel> ks;
+  for (std::int64_t m : widths) ks.push_back(short_window("m" + std::to_string(m), m, 16));
+  for (auto &[path, exe] : both_paths(ks)) {
+    for (std::int64_t m : widths) {
+      const std::int64_t wx = 2 * m + 1;
+      Buffer X(DType::F32, 2 * wx), Y(DType::F32, 2 * m);
+      for (std::int64_t e = 0; e < 2 * wx; ++e) X.set(e, e % 5 == 2 ? input_value(e) : static_cast<double>(e % 6));
+      for (std::int64_t e = 0; e < 2 * m; ++e) Y.set(e, 0.25);
+      void *arrays[] = {X.data(), Y.data()};
+      exe->run("m" + std::to_string(m), arrays, nullptr);
+      for (std::int64_t r = 0; r < 2; ++r)
+        for (std::int64_t j = 0; j < m; ++j) {
+          float want = 0.25f;
+          for (std::int64_t k = 0; k < 3; ++k) want += static_cast<float>(X.get(r * wx + 2 * j + k));
+          CHECK_MESSAGE(same(Y.get(r * m + j), want), path << " width " << m << " at " << r << "," << j);
+        }
+    }
+  }
+}
+
 TEST_CASE("cpu transposes: the blocked -> plain copy nest is recognised only in its exact shape") {
   poly::LKernel k = unblock("u", 16, 37, 16);
   auto f = transpose_form(k, *loop_named(*k.body, "l"), 16);
