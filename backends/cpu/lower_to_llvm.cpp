@@ -2,13 +2,13 @@
 #include "backends/cpu/lower_to_llvm.h"
 
 #include "backends/cpu/kernel_info.h"
+#include "backends/cpu/lower_calls.h"
 #include "backends/cpu/lower_elements.h"
 #include "backends/cpu/lower_parallel.h"
 #include "backends/cpu/lower_shuffles.h"
 #include "backends/cpu/transpose_form.h"
 #include "backends/cpu/lower_reduction.h"
 #include "backends/cpu/vector_analysis.h"
-#include "backends/cpu/vector_math.h"
 
 #include <atoll/diagnostics.h>
 
@@ -708,23 +708,10 @@ private:
     case LExprKind::Min: return pick(vector_value(*e.args[0]), vector_value(*e.args[1]), false);
     case LExprKind::Max: return pick(vector_value(*e.args[0]), vector_value(*e.args[1]), true);
     case LExprKind::Call: {
+      // Vector code is f32 only: inline approximations (vector_math.h), no calls.
       std::vector<llvm::Value *> a;
       for (const poly::LExprPtr &x : e.args) a.push_back(vector_value(*x));
-      switch (e.func) {
-      // Vector code is f32 only: inline approximations (vector_math.h), no calls.
-      case compute::Func::Exp: return emit_exp(b_, a[0]);
-      case compute::Func::Log: return emit_log(b_, a[0]);
-      case compute::Func::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a[0]);
-      case compute::Func::Abs: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a[0]);
-      case compute::Func::Floor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, a[0]);
-      case compute::Func::Pow: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a[0], a[1]);
-      case compute::Func::Sigmoid: return emit_sigmoid(b_, a[0]);
-      case compute::Func::Min: return pick(a[0], a[1], false);
-      case compute::Func::Max: return pick(a[0], a[1], true);
-      case compute::Func::Tanh: return emit_tanh(b_, a[0]);
-      case compute::Func::Erf: return emit_erf(b_, a[0]);
-      }
-      break;
+      return emit_vector_call(b_, e.func, a);
     }
     case LExprKind::Load: {
       const ArrayView &a = view(e.name);
@@ -1001,53 +988,10 @@ private:
     return lazy(c, spec, [&] { return side(*e.args[1]); }, [&] { return side(*e.args[2]); });
   }
 
-  llvm::Value *libm(const char *float_name, const char *double_name, std::vector<llvm::Value *> args) {
-    const char *name = vt_->isFloatTy() ? float_name : double_name;
-    std::vector<llvm::Type *> types(args.size(), vt_);
-    llvm::FunctionCallee f = m_.getOrInsertFunction(name, llvm::FunctionType::get(vt_, types, false));
-    if (auto *fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
-      fn->addFnAttr(llvm::Attribute::NoUnwind);
-      fn->addFnAttr(llvm::Attribute::WillReturn);
-      fn->setDoesNotAccessMemory();
-    }
-    llvm::CallInst *call = b_.CreateCall(f, args);
-    call->setDoesNotAccessMemory();
-    return call;
-  }
-
   llvm::Value *call(const LExpr &e) {
     std::vector<llvm::Value *> a;
     for (const poly::LExprPtr &x : e.args) a.push_back(value(*x));
-    // f32: inline approximations (vector_math.h: <= 2.5 ulp) that the loop
-    // vectorizer can widen; f64 keeps the libm calls.
-    if (vt_->isFloatTy()) {
-      switch (e.func) {
-      case compute::Func::Exp: return emit_exp(b_, a[0]);
-      case compute::Func::Log: return emit_log(b_, a[0]);
-      case compute::Func::Tanh: return emit_tanh(b_, a[0]);
-      case compute::Func::Erf: return emit_erf(b_, a[0]);
-      case compute::Func::Sigmoid: return emit_sigmoid(b_, a[0]);
-      default: break;
-      }
-    }
-    switch (e.func) {
-    case compute::Func::Exp: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, a[0]);
-    case compute::Func::Log: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::log, a[0]);
-    case compute::Func::Sqrt: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a[0]);
-    case compute::Func::Abs: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a[0]);
-    case compute::Func::Floor: return b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, a[0]);
-    case compute::Func::Pow: return b_.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a[0], a[1]);
-    case compute::Func::Tanh: return libm("tanhf", "tanh", a);
-    case compute::Func::Erf: return libm("erff", "erf", a);
-    case compute::Func::Sigmoid: {
-      llvm::Value *one = llvm::ConstantFP::get(vt_, 1.0);
-      llvm::Value *ex = b_.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b_.CreateFNeg(a[0]));
-      return b_.CreateFDiv(one, b_.CreateFAdd(one, ex));
-    }
-    case compute::Func::Min: return pick(a[0], a[1], false);
-    case compute::Func::Max: return pick(a[0], a[1], true);
-    }
-    internal_error(__FILE__, __LINE__, "unknown function");
+    return emit_call(b_, m_, e.func, a, vt_);
   }
 
   llvm::Value *guarded_load(const LExpr &e) {

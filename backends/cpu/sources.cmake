@@ -5,6 +5,7 @@ target_sources(atoll_backends PRIVATE
   cpu/emit_c.cpp
   cpu/jit.cpp
   cpu/kernel_info.cpp
+  cpu/lower_calls.cpp
   cpu/lower_elements.cpp
   cpu/lower_reduction.cpp
   cpu/lower_shuffles.cpp

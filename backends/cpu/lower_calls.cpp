@@ -1,0 +1,84 @@
+// Scalar and vector lowering of the Compute language's functions: inline f32 approximations, intrinsics, libm for f64.
+#include "backends/cpu/lower_calls.h"
+
+#include "backends/cpu/lower_reduction.h"
+#include "backends/cpu/vector_math.h"
+
+#include <atoll/diagnostics.h>
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Module.h>
+
+namespace atl::cpu {
+
+namespace {
+
+llvm::Value *libm(llvm::IRBuilder<> &b, llvm::Module &m, llvm::Type *vt, const char *float_name, const char *double_name,
+                  const std::vector<llvm::Value *> &args) {
+  const char *name = vt->isFloatTy() ? float_name : double_name;
+  std::vector<llvm::Type *> types(args.size(), vt);
+  llvm::FunctionCallee f = m.getOrInsertFunction(name, llvm::FunctionType::get(vt, types, false));
+  if (auto *fn = llvm::dyn_cast<llvm::Function>(f.getCallee())) {
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    fn->addFnAttr(llvm::Attribute::WillReturn);
+    fn->setDoesNotAccessMemory();
+  }
+  llvm::CallInst *call = b.CreateCall(f, args);
+  call->setDoesNotAccessMemory();
+  return call;
+}
+
+}  // namespace
+
+llvm::Value *emit_call(llvm::IRBuilder<> &b, llvm::Module &m, compute::Func f, const std::vector<llvm::Value *> &a,
+                       llvm::Type *vt) {
+  if (vt->isFloatTy()) {
+    switch (f) {
+    case compute::Func::Exp: return emit_exp(b, a[0]);
+    case compute::Func::Log: return emit_log(b, a[0]);
+    case compute::Func::Tanh: return emit_tanh(b, a[0]);
+    case compute::Func::Erf: return emit_erf(b, a[0]);
+    case compute::Func::Sigmoid: return emit_sigmoid(b, a[0]);
+    default: break;
+    }
+  }
+  switch (f) {
+  case compute::Func::Exp: return b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, a[0]);
+  case compute::Func::Log: return b.CreateUnaryIntrinsic(llvm::Intrinsic::log, a[0]);
+  case compute::Func::Sqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a[0]);
+  case compute::Func::Abs: return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a[0]);
+  case compute::Func::Floor: return b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, a[0]);
+  case compute::Func::Pow: return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a[0], a[1]);
+  case compute::Func::Tanh: return libm(b, m, vt, "tanhf", "tanh", a);
+  case compute::Func::Erf: return libm(b, m, vt, "erff", "erf", a);
+  case compute::Func::Sigmoid: {
+    llvm::Value *one = llvm::ConstantFP::get(vt, 1.0);
+    llvm::Value *ex = b.CreateUnaryIntrinsic(llvm::Intrinsic::exp, b.CreateFNeg(a[0]));
+    return b.CreateFDiv(one, b.CreateFAdd(one, ex));
+  }
+  case compute::Func::Min: return emit_pick(b, a[0], a[1], false);
+  case compute::Func::Max: return emit_pick(b, a[0], a[1], true);
+  }
+  internal_error(__FILE__, __LINE__, "unknown function");
+}
+
+llvm::Value *emit_vector_call(llvm::IRBuilder<> &b, compute::Func f, const std::vector<llvm::Value *> &a) {
+  switch (f) {
+  case compute::Func::Exp: return emit_exp(b, a[0]);
+  case compute::Func::Log: return emit_log(b, a[0]);
+  case compute::Func::Sqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a[0]);
+  case compute::Func::Abs: return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a[0]);
+  case compute::Func::Floor: return b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, a[0]);
+  case compute::Func::Pow: return b.CreateBinaryIntrinsic(llvm::Intrinsic::pow, a[0], a[1]);
+  case compute::Func::Sigmoid: return emit_sigmoid(b, a[0]);
+  case compute::Func::Min: return emit_pick(b, a[0], a[1], false);
+  case compute::Func::Max: return emit_pick(b, a[0], a[1], true);
+  case compute::Func::Tanh: return emit_tanh(b, a[0]);
+  case compute::Func::Erf: return emit_erf(b, a[0]);
+  }
+  internal_error(__FILE__, __LINE__, "unknown function");
+}
+
+}  // namespace atl::cpu

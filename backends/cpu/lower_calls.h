@@ -1,0 +1,23 @@
+// Intrinsic functions of the Compute language (exp, log, ..., min, max) in LLVM IR, scalar and vector.
+#pragma once
+
+#include "graph/compute/ast.h"
+
+#include <llvm/IR/IRBuilder.h>
+
+#include <vector>
+
+namespace atl::cpu {
+
+/// f(args) on scalars of the kernel's value type `vt`: f32 uses the inline
+/// approximations of vector_math.h (<= 2.5 ulp, which the loop vectorizer can
+/// widen) for exp, log, tanh, erf and sigmoid; f64 uses intrinsics and libm
+/// calls (declared in `m`, marked as not touching memory). min and max
+/// propagate NaN as the evaluator does (emit_pick).
+llvm::Value *emit_call(llvm::IRBuilder<> &b, llvm::Module &m, compute::Func f, const std::vector<llvm::Value *> &args,
+                       llvm::Type *vt);
+
+/// f(args) on <lanes x float> vectors: inline approximations and intrinsics only, no calls.
+llvm::Value *emit_vector_call(llvm::IRBuilder<> &b, compute::Func f, const std::vector<llvm::Value *> &args);
+
+}  // namespace atl::cpu
