@@ -122,7 +122,13 @@ private:
     std::map<std::string, int> bound;
   };
   std::map<std::string, PackState> packs_;          ///< by copy statement
-  std::vector<std::pair<std::string, int>> open_;  ///< enclosing loops: iterator, id
+  /// An enclosing loop: iterator, id, bounds.
+  struct Open {
+    std::string first;
+    int second;
+    LExprPtr init, cond;
+  };
+  std::vector<Open> open_;
   int next_loop_ = 0;
   const ScopStatement *current_ = nullptr;         ///< the statement being converted
 
@@ -138,16 +144,77 @@ private:
     return -1;
   }
 
-  /// The copy statement of a packed operand: buffer[j] = array[o + j].
+  static bool same(const LExpr &a, const LExpr &b) {
+    if (a.kind != b.kind || a.ival != b.ival || a.name != b.name || a.binop != b.binop || a.unop != b.unop ||
+        a.args.size() != b.args.size())
+      return false;
+    for (std::size_t i = 0; i < a.args.size(); ++i)
+      if (!same(*a.args[i], *b.args[i])) return false;
+    return true;
+  }
+
+  /// `e` / d when every coefficient and constant of `e` is a multiple of d.
+  static LExprPtr divided(const LExprPtr &e, std::int64_t d) {
+    switch (e->kind) {
+    case LExprKind::Int: return e->ival % d == 0 ? build::integer(e->ival / d) : nullptr;
+    case LExprKind::Binary: {
+      if (e->type != LType::Index) return nullptr;
+      if (e->binop == BinOp::Mul && e->args[0]->kind == LExprKind::Int && e->args[0]->ival % d == 0)
+        return e->args[0]->ival == d ? e->args[1] : build::binary(BinOp::Mul, build::integer(e->args[0]->ival / d), e->args[1]);
+      if (e->binop == BinOp::Add || e->binop == BinOp::Sub) {
+        LExprPtr a = divided(e->args[0], d), b = divided(e->args[1], d);
+        return a && b ? build::binary(e->binop, a, b) : nullptr;
+      }
+      return nullptr;
+    }
+    case LExprKind::Float: case LExprKind::Var: case LExprKind::Unary: case LExprKind::Min: case LExprKind::Max:
+    case LExprKind::Select: case LExprKind::Call: case LExprKind::Load: case LExprKind::GuardedLoad:
+    case LExprKind::ToValue: case LExprKind::ToIndex:
+      return nullptr;
+    }
+    return nullptr;
+  }
+
+  /// (v - o) / d and (v - o) mod d as affine expressions when `v` is the
+  /// iterator of a loop over [d e, d e + d - 1] (or less) and o is a multiple of d.
+  std::optional<std::pair<LExprPtr, LExprPtr>> split_aligned(const LExprPtr &v, const LExprPtr &o, std::int64_t d) const {
+    if (v->kind != LExprKind::Var) return std::nullopt;
+    const Open *loop = nullptr;
+    for (auto it = open_.rbegin(); it != open_.rend() && !loop; ++it)
+      if (it->first == v->name) loop = &*it;
+    LExprPtr oq = divided(o, d);
+    if (!loop || !oq || !loop->cond || loop->cond->kind != LExprKind::Binary || loop->cond->binop != BinOp::Le ||
+        loop->cond->args[0]->kind != LExprKind::Var || loop->cond->args[0]->name != v->name)
+      return std::nullopt;
+    LExprPtr e = divided(loop->init, d);
+    if (!e) return std::nullopt;
+    // The upper bound (or one argument of a min) is init + c with c < d.
+    auto near = [&](const LExprPtr &u) {
+      if (u->kind == LExprKind::Int && loop->init->kind == LExprKind::Int) return u->ival - loop->init->ival < d;
+      return u->kind == LExprKind::Binary && u->binop == BinOp::Add && same(*u->args[0], *loop->init) &&
+             u->args[1]->kind == LExprKind::Int && u->args[1]->ival < d;
+    };
+    const LExprPtr &u = loop->cond->args[1];
+    bool bounded = near(u);
+    if (u->kind == LExprKind::Min) bounded = near(u->args[0]) || near(u->args[1]);
+    if (!bounded) return std::nullopt;
+    return std::make_pair(build::binary(BinOp::Sub, e, oq), build::binary(BinOp::Sub, v, loop->init));
+  }
+
+  /// The copy statement of a packed operand: buffer[j] = array[o + j] (see PackedRead for panels).
   LStmtPtr copy(PackState &p, const isl::ast_expr_op &op) {
-    const std::size_t rank = p.pack->shape.size();
-    ATOLL_ASSERT(op.n_arg() == 2 * rank + 1, "copy statement arity");
+    const std::size_t rank = p.pack->shape.size() - (p.pack->panel > 0 ? 1 : 0);
+    const std::size_t n = 2 * rank + (p.pack->panel > 0 ? 1 : 0);
+    ATOLL_ASSERT(op.n_arg() == n + 1, "copy statement arity");
     if (p.disabled) return build::block({});
     std::vector<LExprPtr> origin, at, from;
     for (std::size_t d = 0; d < rank; ++d) origin.push_back(expr(op.arg(static_cast<int>(1 + d))));
+    for (std::size_t d = rank; d < n; ++d) at.push_back(expr(op.arg(static_cast<int>(1 + d))));
     for (std::size_t d = 0; d < rank; ++d) {
-      at.push_back(expr(op.arg(static_cast<int>(1 + rank + d))));
-      from.push_back(build::binary(BinOp::Add, origin[d], at[d]));
+      LExprPtr j = at[p.pack->panel > 0 ? d + 1 : d];
+      if (p.pack->panel > 0 && d + 1 == rank)
+        j = build::binary(BinOp::Add, build::binary(BinOp::Mul, build::integer(p.pack->panel), at[0]), at.back());
+      from.push_back(build::binary(BinOp::Add, origin[d], j));
     }
     p.origin = origin;
     p.bound.clear();
@@ -203,7 +270,7 @@ private:
     std::string it = avoid_array_names(f.iterator().as<isl::ast_expr_id>().id().name());
     LoopInfo info = tag >= 0 && tag < static_cast<int>(loops_.size()) ? loops_[tag] : LoopInfo{true, true};
     bool par = opts_.parallel && !inside_parallel && !info.carries_any;
-    open_.emplace_back(it, next_loop_++);
+    open_.push_back(Open{it, next_loop_++, expr(f.init()), expr(f.cond())});
     LStmtPtr body = as_block(node(f.body(), inside_parallel || par));
     open_.pop_back();
     std::int64_t step = f.inc().as<isl::ast_expr_int>().val().get_num_si();
@@ -346,7 +413,22 @@ private:
     std::vector<LExprPtr> subs;
     for (const auto &a : read.args) subs.push_back(index(*a, s));
     if (const PackState *p = packed(read.name); p && p->origin.size() == subs.size()) {
-      for (std::size_t d = 0; d < subs.size(); ++d) subs[d] = build::binary(BinOp::Sub, subs[d], p->origin[d]);
+      const std::int64_t panel = p->pack->panel;
+      if (panel > 0) {
+        LExprPtr last = subs.back();
+        auto split = split_aligned(last, p->origin.back(), panel);
+        if (!split) {
+          LExprPtr off = build::binary(BinOp::Sub, last, p->origin.back());
+          split = std::make_pair(build::binary(BinOp::Div, off, build::integer(panel)),
+                                 build::binary(BinOp::Mod, off, build::integer(panel)));
+        }
+        subs.pop_back();
+        for (std::size_t d = 0; d < subs.size(); ++d) subs[d] = build::binary(BinOp::Sub, subs[d], p->origin[d]);
+        subs.insert(subs.begin(), split->first);
+        subs.push_back(split->second);
+      } else {
+        for (std::size_t d = 0; d < subs.size(); ++d) subs[d] = build::binary(BinOp::Sub, subs[d], p->origin[d]);
+      }
       return build::load(p->pack->buffer, std::move(subs));
     }
     return build::load(read.name, std::move(subs));

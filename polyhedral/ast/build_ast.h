@@ -17,13 +17,18 @@ namespace atl::poly {
 /// schedule has copy statements `statement[o_0.., j_0..]` (added by an
 /// extension node) that become `buffer[j] = array[o + j]`, and the reads of
 /// `array` in `reader` become `buffer[s - o]`, o being the origin that the
-/// last copy statement before them in the AST used.
+/// last copy statement before them in the AST used. With panels of P
+/// elements along the last dimension the copy is `statement[o.., p, j_0..j_{r-2}, l]`:
+/// `buffer[p, j.., l] = array[o + (j.., P p + l)]`, and the reads become
+/// `buffer[(s_last - o_last) / P, s - o.., (s_last - o_last) % P]`, written
+/// as affine expressions where the enclosing loop runs over one aligned panel.
 struct PackedRead {
   std::string statement;     ///< the copy statement's isl tuple name
   std::string buffer;        ///< the local array (LKernel::locals)
   std::string array;         ///< the array copied
   std::string reader;        ///< the statement whose reads of `array` read the buffer
   std::vector<long> shape;   ///< the buffer's extents (>= the footprint's box)
+  long panel = 0;            ///< elements per panel of the last dimension (0: the box's layout)
   DType dtype = DType::F32;
 };
 

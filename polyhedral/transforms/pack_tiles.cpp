@@ -130,8 +130,21 @@ PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const Cpu
     // More than one row: the micro-kernel walks the rows (k) at the array's row stride.
     bool strided = elems > shape.back();
     bool conflicts = o.conflict_stride <= 0 || row_bytes % o.conflict_stride == 0;
-    // Rows of the buffer one cache line apart from a multiple of 512 bytes.
-    if (rank >= 2 && (shape.back() * elt) % 512 == 0) shape.back() += 64 / elt;
+    // Panels of the register tile's columns when the last subscript is the vector index itself.
+    long panel = 0;
+    if (o.panels && columns && tiled.nr > 1 && tiled.nu == 1) {
+      std::string in = list("x", s->indices.size()), out = list("a", rank);
+      isl::map direct(scop.context.ctx(), "{ " + s->name + "[" + in + "] -> " + r.array + "[" + out + "] : a" +
+                                              std::to_string(rank - 1) + " = x" + std::to_string(v) + " }");
+      if (access.is_subset(direct)) panel = tiled.nr;
+    }
+    if (panel > 0) {
+      long panels = (shape.back() + panel - 1) / panel;
+      shape.back() = panel;
+      shape.insert(shape.begin(), panels);
+    } else if (rank >= 2 && (shape.back() * elt) % 512 == 0) {
+      shape.back() += 64 / elt;  // rows one cache line apart from a multiple of 512 bytes
+    }
     long bytes = elt;
     for (long e : shape) bytes *= e;
     if (reuse < o.min_reuse || !strided || !conflicts || bytes > o.max_bytes) {
@@ -147,6 +160,7 @@ PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const Cpu
     c.pack.array = r.array;
     c.pack.reader = s->name;
     c.pack.shape = shape;
+    c.pack.panel = panel;
     c.pack.dtype = a->array.dtype;
     chosen.push_back(std::move(c));
   }
@@ -154,18 +168,28 @@ PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const Cpu
 
   // One extension per buffer: { [tile] -> pack[o, j] : A[o + j] in the tile's footprint, o = box offset }.
   for (const Choice &c : chosen) {
-    const std::size_t rank = c.pack.shape.size();
+    const long panel = c.pack.panel;
+    const std::size_t rank = c.pack.shape.size() - (panel > 0 ? 1 : 0);
     isl::map origin = c.box.offset().as_map().set_range_tuple("O");
     std::string pack = c.pack.statement;
-    std::string shift;
-    for (std::size_t d = 0; d < rank; ++d) shift += (d ? ", i" : "i") + std::to_string(d) + " - o" + std::to_string(d);
+    // pack[o, j] with j = i - o; with panels pack[o, p, j_0..j_{r-2}, l] with j_{r-1} = panel p + l.
+    std::string shift, cond;
+    for (std::size_t d = 0; d + (panel > 0 ? 1 : 0) < rank; ++d)
+      shift += (d ? ", i" : "i") + std::to_string(d) + " - o" + std::to_string(d);
+    std::size_t dims = 2 * rank;
+    if (panel > 0) {
+      std::string last = std::to_string(rank - 1), P = std::to_string(panel);
+      shift = "p, " + shift + (rank > 1 ? ", " : "") + "l";
+      cond = " : i" + last + " - o" + last + " = " + P + "p + l and 0 <= l < " + P;
+      ++dims;
+    }
     isl::map to_pack(scop.context.ctx(), "{ [O[" + list("o", rank) + "] -> " + c.read->array + "[" + list("i", rank) +
-                                             "]] -> " + pack + "[" + list("o", rank) + ", " + shift + "] }");
+                                             "]] -> " + pack + "[" + list("o", rank) + ", " + shift + "]" + cond + " }");
     isl::map ext = origin.range_product(c.footprint).apply_range(to_pack);
     isl::schedule_node graft = isl::schedule_node::from_extension(isl::union_map(ext));
     std::string members;
-    for (std::size_t d = 0; d < rank; ++d)
-      members += std::string(d ? ", " : "") + "{ " + pack + "[" + list("o", rank) + ", " + list("j", rank) + "] -> [(j" +
+    for (std::size_t d = rank; d < dims; ++d)
+      members += std::string(d > rank ? ", " : "") + "{ " + pack + "[" + list("z", dims) + "] -> [(z" +
                  std::to_string(d) + ")] }";
     graft = graft.child(0).insert_partial_schedule(isl::multi_union_pw_aff(scop.context.ctx(), "[" + members + "]"));
     graft = graft.parent();

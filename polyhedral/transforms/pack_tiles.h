@@ -15,11 +15,12 @@
 //                  extension { [t] -> pack_B[o0, o1, j0, j1] : B[o0 + j0, o1 + j1] is read by tile t,
 //                                                           (o0, o1) = the tile's origin in B }
 //                    sequence
-//                      filter pack_B: band [j0, j1]              // B_pack[j0, j1] = B[o0 + j0, o1 + j1]
-//                      filter mm_0:   band [floor(m/6), floor(n/64), k] ...   // reads B_pack[k - o0, n - o1]
+//                      filter pack_B: band [p, j0, l]            // B_pack[p, j0, l] = B[o0 + j0, o1 + 64 p + l]
+//                      filter mm_0:   band [floor(m/6), floor(n/64), k] ...
+//                                       // reads B_pack[floor(n/64) - o1/64, k - o0, n - 64 floor(n/64)]
 //
-// The buffer (the footprint's box, its rows padded against cache-set
-// conflicts) is private to one iteration of the innermost cache-tile loop,
+// The buffer (the footprint's box in panels of the register tile's columns,
+// or with rows padded against cache-set conflicts) is private to one iteration of the innermost cache-tile loop,
 // which is inside the parallel loop. Only exact footprints are copied, so
 // partial tiles need no padding values.
 #pragma once
@@ -45,6 +46,10 @@ struct PackOptions {
   /// 0 = any strided operand.
   long conflict_stride = 1024;
   bool rows = false;  ///< also pack the operand that does not move with the vector columns (A)
+  /// The vector operand in panels of the register tile's columns (BLIS's
+  /// layout: [n / NR][k][NR], each micro-kernel's slab contiguous); false:
+  /// the footprint's box with padded rows.
+  bool panels = true;
 };
 
 /// What pack_tiles did.

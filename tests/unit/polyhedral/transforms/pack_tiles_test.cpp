@@ -34,11 +34,12 @@ poly::CpuTarget avx512(int cores = 1) {
 }
 
 /// Packing forced on any strided operand (tests of the mechanism, not of the cost model).
-poly::PackOptions forced(bool rows) {
+poly::PackOptions forced(bool rows, bool panels = true) {
   poly::PackOptions o;
   o.min_reuse = 1;
   o.conflict_stride = 0;
   o.rows = rows;
+  o.panels = panels;
   return o;
 }
 
@@ -99,7 +100,7 @@ TEST_CASE("pack_tiles: the B panel of a tiled MatMul is copied by an extension n
   to.unroll = 2;
   poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
   REQUIRE(t.applied);
-  poly::PackOptions po = forced(false);
+  poly::PackOptions po = forced(false, false);
   po.target = to.target;
   poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
   REQUIRE(p.packs.size() == 1);
@@ -116,7 +117,7 @@ TEST_CASE("pack_tiles: the B panel of a tiled MatMul is copied by an extension n
   CHECK_MESSAGE(yaml.find(R"(            sequence:
             - filter: "{ pack_x1[i0, i1, i2, i3] }"
               child:
-                schedule: "[{ pack_x1[o0, o1, j0, j1] -> [(j0)] }, { pack_x1[o0, o1, j0, j1] -> [(j1)] }]"
+                schedule: "[{ pack_x1[z0, z1, z2, z3] -> [(z2)] }, { pack_x1[z0, z1, z2, z3] -> [(z3)] }]"
             - filter: "{ mm_n_0[m, n, k] }")") != std::string::npos,
                 yaml);
   CHECK(s.legal(t.schedule));
@@ -145,6 +146,39 @@ TEST_CASE("pack_tiles: the B panel of a tiled MatMul is copied by an extension n
                   y0[c6, c7] += (x0[c6, c5] * x1_pack[(c5 - (8 * c2)), (c7 - (32 * c1))]);  // mm_n_0)") !=
         std::string::npos);
   CHECK(ast.find("* x1[") == std::string::npos);  // the main statement no longer reads x1
+}
+
+TEST_CASE("pack_tiles: the B panel in micro-panel order ([n / NR][k][NR]) is read with affine subscripts") {
+  polytest::Scheduled s(matmul(40, 50, 200));
+  poly::CpuTileOptions to;
+  to.target = avx512();
+  to.cache_sizes = {16, 128, 8};  // m, n, k
+  to.unroll = 2;
+  poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
+  REQUIRE(t.applied);
+  REQUIRE(t.nr == 64);
+  poly::PackOptions po = forced(false);
+  po.target = to.target;
+  poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+  REQUIRE(p.packs.size() == 1);
+  CHECK(p.packs[0].panel == 64);
+  CHECK(p.packs[0].shape == std::vector<long>{2, 8, 64});  // 128 columns = 2 panels of 8 x 64
+  std::string yaml = poly::schedule_to_yaml(p.schedule);
+  CHECK_MESSAGE(yaml.find(R"(schedule: "[{ pack_x1[z0, z1, z2, z3, z4] -> [(z2)] }, { pack_x1[z0, z1, z2, z3, z4] -> [(z3)] }, )"
+                          R"({ pack_x1[z0, z1, z2, z3, z4] -> [(z4)] }]")") != std::string::npos,
+                yaml);
+  poly::AstOptions ao;
+  ao.packs = p.packs;
+  std::ostringstream os;
+  poly::print_loop_ast(os, poly::build_ast(s.scop, s.deps, p.schedule, ao));
+  std::string ast = os.str();
+  // Copy: panel, row, lane; 64 consecutive floats of a row of x1 into 64 consecutive floats of the buffer.
+  CHECK_MESSAGE(ast.find("x1_pack[c3, c4, c5] = x1[((8 * c2) + c4), ((128 * c1) + ((64 * c3) + c5))];  // pack_x1") !=
+                    std::string::npos,
+                ast);
+  // Micro-kernel: panel = column tile - tile origin / 64, lane = column - its tile's first column.
+  CHECK_MESSAGE(ast.find("x1_pack[(c4 - (2 * c1)), (c5 - (8 * c2)), (c7 - (64 * c4))]") != std::string::npos, ast);
+  CHECK(ast.find("% 64") == std::string::npos);
 }
 
 TEST_CASE("pack_tiles: the cost model packs power-of-two strided panels that are reused, and nothing else") {
@@ -192,9 +226,9 @@ TEST_CASE("pack_tiles: compile_cluster counts packed arrays and bytes; the buffe
   po.tile_sizes = {32, 256, 64};
   poly::ClusterResult r = poly::compile_cluster(g, g.order(), po);
   CHECK(r.stats["arrays_packed"] == 1);
-  CHECK(r.stats["packed_bytes"] == 64 * (256 + 16) * 4);
+  CHECK(r.stats["packed_bytes"] == 64 * 256 * 4);
   REQUIRE(r.kernel.locals.size() == 1);
-  CHECK(r.kernel.locals[0].shape == SymShape{64, 256 + 16});  // rows padded by a cache line
+  CHECK(r.kernel.locals[0].shape == SymShape{4, 64, 64});  // 4 panels of 64 rows x 64 columns
   CHECK(r.ast_text.find("parallel") < r.ast_text.find("local x1_pack"));
   po.pack = false;
   poly::ClusterResult off = poly::compile_cluster(g, g.order(), po);
@@ -250,12 +284,12 @@ TEST_CASE("pack_tiles: random tile sizes and register tiles with packing forced 
       }
       what << "}";
       if (rng() % 2) po.unroll = 1 + static_cast<long>(rng() % 6), what << " unroll " << po.unroll;
-      bool rows = rng() % 2;
-      what << (rows ? " A+B" : " B");
+      bool rows = rng() % 2, panels = rng() % 2;
+      what << (rows ? " A+B" : " B") << (panels ? " panels" : " boxes");
       int packed = 0;
       polytest::Variant v{p, seed, what.str(), {}};
       try {
-        v.cluster = packed_cluster(graphs[p], po, forced(rows), packed);
+        v.cluster = packed_cluster(graphs[p], po, forced(rows, panels), packed);
       } catch (const std::exception &e) {
         FAIL_CHECK("seed " << seed << " " << test::describe_case(pool[p]) << " " << v.what << ": " << e.what());
         continue;
