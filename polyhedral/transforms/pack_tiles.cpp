@@ -147,7 +147,7 @@ PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const Cpu
     }
     long bytes = elt;
     for (long e : shape) bytes *= e;
-    if (reuse < o.min_reuse || !strided || !conflicts || bytes > o.max_bytes) {
+    if (reuse < o.min_reuse || !strided || !conflicts || bytes > std::min(o.max_bytes, o.target.l2_bytes)) {
       why = r.array + ": reuse " + std::to_string(reuse) + ", " + std::to_string(bytes) + " bytes" +
             (strided ? "" : ", one row") + (conflicts ? "" : ", no set conflicts");
       continue;

@@ -39,7 +39,9 @@ namespace atl::poly {
 
 struct PackOptions {
   CpuTarget target;
-  long max_bytes = 512 * 1024;  ///< largest buffer (constant size, on each thread's stack)
+  /// Largest buffer (constant size, on each thread's stack), also at most the
+  /// target's L2: a 2048-column panel of 96 rows (768 KiB) pays at 2048^3.
+  long max_bytes = 1024 * 1024;
   long min_reuse = 8;           ///< uses of each copied element within the tile, at least
   /// Pack only operands whose rows in memory are a multiple of this many bytes
   /// apart (cache-set conflicts: 1024 catches power-of-two leading dimensions);

@@ -195,6 +195,18 @@ TEST_CASE("pack_tiles: the cost model packs power-of-two strided panels that are
     CHECK(p.packs[0].array == "x1");
     CHECK(p.packed_bytes <= po.max_bytes);
   }
+  {  // 2048^3: the 96 x 2048 panel (768 KiB in micro-panel order) fits L2.
+    polytest::Scheduled s(matmul(2048, 2048, 2048));
+    poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
+    REQUIRE(t.applied);
+    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+    REQUIRE(p.packs.size() == 1);
+    CHECK(p.packs[0].panel == 64);
+    CHECK(p.packed_bytes <= to.target.l2_bytes);
+    po.target.l2_bytes = 512 * 1024;  // a smaller L2: not packed
+    CHECK(poly::pack_tiles(s.scop, t.schedule, t, po).packs.empty());
+    po.target = avx512();
+  }
   {  // 1000-float rows: no set conflicts, not packed.
     polytest::Scheduled s(matmul(200, 300, 1000));
     poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
