@@ -64,7 +64,7 @@ ScheduleResult run_scheduler(const Scop &scop, const Dependences &deps, const Po
 /// the result is checked and dropped when illegal.
 isl::schedule optimize_for_cpu(const Scop &scop, const Dependences &deps, const isl::schedule &schedule,
                                const std::string &algorithm, const PolyOptions &o, ClusterResult &r,
-                               std::vector<PackedRead> &packs) {
+                               std::vector<PackedRead> &packs, isl::schedule &packed) {
   if (!o.tile || algorithm == "given") return schedule;
   CpuTileOptions to;
   to.target = o.target;
@@ -103,8 +103,8 @@ isl::schedule optimize_for_cpu(const Scop &scop, const Dependences &deps, const 
       r.stats["arrays_packed"] += static_cast<long>(p.packs.size());
       r.stats["packed_bytes"] += p.packed_bytes;
       packs = p.packs;
+      packed = p.schedule;  // for the AST only: a tree with extension nodes does not read back as a given tree
     }
-    return p.schedule;
   }
   return t.schedule;
 }
@@ -166,7 +166,8 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
       }
     }
     std::vector<PackedRead> packs;
-    sched.schedule = optimize_for_cpu(scop, deps, sched.schedule, sched.algorithm, options, r, packs);
+    isl::schedule packed;
+    sched.schedule = optimize_for_cpu(scop, deps, sched.schedule, sched.algorithm, options, r, packs, packed);
     r.schedule_yaml = schedule_to_yaml(sched.schedule);
     r.algorithm = sched.algorithm;
     r.fallbacks = sched.fallbacks;
@@ -176,7 +177,7 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     aopts.parallel = options.parallel;
     aopts.vectorize = options.vectorize;
     aopts.packs = packs;
-    r.kernel = build_ast(scop, deps, sched.schedule, aopts);
+    r.kernel = build_ast(scop, deps, packed.is_null() ? sched.schedule : packed, aopts);
     if (options.vectorize) r.kernel.vector_lanes = options.target.vector_lanes;
     if (options.contract) {
       ContractResult c = contract_arrays(r.kernel);
