@@ -88,11 +88,18 @@ isl::schedule optimize_for_cpu(const Scop &scop, const Dependences &deps, const 
     for (const WindowTile &wt : w.tiles) r.stats["register_tile_elements"] += wt.rows * wt.columns;
     return w.schedule;
   }
+  if (t.companions > 0 && check_legality(scop, deps, t.schedule)) {
+    // The epilogue in the tiles broke a dependence: tile without it.
+    ++r.stats["epilogue_placements_rejected"];
+    to.epilogue = false;
+    t = tile_for_cpu(scop, schedule, to);
+  }
   if (check_legality(scop, deps, t.schedule)) {
     ++r.stats["tilings_rejected"];
     return schedule;
   }
   r.stats["bands_tiled"] += 1;
+  if (t.companions > 0) r.stats["statements_in_tiles"] += t.companions;
   r.stats["register_tiles"] += 1;
   r.stats["register_tile_elements"] += t.mr * t.nr;
   if (o.pack) {

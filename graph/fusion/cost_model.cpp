@@ -86,7 +86,7 @@ ClusterVerdict judge_cluster(const Graph &graph, const std::vector<NodeId> &node
     for (NodeId n : nodes) {
       if (n == h) continue;
       PatternKind k = node_kind(graph, n);
-      if (k == PatternKind::Injective) {
+      if (k == PatternKind::Injective && !(hk == PatternKind::OutFusable && after.count(n))) {
         v.reason = node_label(graph, n) + " is injective (data movement), not an elementwise " +
                    (after.count(n) ? "epilogue of " : "producer of ") + node_label(graph, h);
         return v;

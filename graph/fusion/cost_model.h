@@ -17,14 +17,11 @@ struct FusionOptions {
   /// Heavy operators (contractions, reductions) per cluster: two of them in
   /// one kernel share no loops worth sharing and the scheduler may serialise them.
   int max_heavy = 1;
-  /// Fuse elementwise epilogues (bias, BatchNormalization, activation,
-  /// residual Add) into a Conv, MatMul or Gemm. Off by default: measured one
-  /// thread, the polyhedral layer's code for a contraction with its epilogue
-  /// in one SCoP ran slower than the contraction alone plus a fused
-  /// elementwise kernel (ResNet-50 bottleneck 113 ms vs 65 ms, MobileNetV2
-  /// block 63 ms vs 34 ms), so a contraction stays alone until the
-  /// scheduler keeps its tiling and vector loop with an epilogue attached.
-  bool fuse_epilogues = false;
+  /// Fuse epilogues (bias, BatchNormalization, activation, residual Add, a
+  /// layout conversion) into a Conv, MatMul or Gemm. The polyhedral layer
+  /// runs them inside the contraction's tiles (transforms/tile_companions),
+  /// so the contraction keeps its tiling and vector loop.
+  bool fuse_epilogues = true;
 };
 
 /// What the cost model says of one candidate cluster.
@@ -40,8 +37,9 @@ struct ClusterVerdict {
 ///  - at most options.max_heavy heavy operators (Conv/MatMul/Gemm, reductions);
 ///  - a contraction (Conv, MatMul, Gemm) stays alone unless
 ///    options.fuse_epilogues; then it only takes consumers that are
-///    elementwise or broadcast (its epilogue: bias, BatchNormalization,
-///    activation, residual Add); its producers stay separate (packing and
+///    elementwise, broadcast or injective (its epilogue: bias,
+///    BatchNormalization, activation, residual Add, a layout conversion or
+///    transpose); its producers stay separate (packing and
 ///    the contraction's loop order matter more than one saved pass);
 ///  - a reduction (Softmax, LayerNormalization, pools, Reduce*) takes
 ///    elementwise or broadcast producers and consumers, no injective ones;

@@ -95,8 +95,11 @@ PatternKind node_pattern(const OpInfo &op, const OpContext &ctx);
 /// The pattern of a `Compute` node: Elementwise when it is one assignment
 /// `Y(i, j, ...) = f(...)` whose reads are all at exactly (i, j, ...),
 /// Broadcast when the other reads are of lower-rank tensors (per-channel
-/// parameters), Opaque otherwise (reductions, several statements, shifted,
-/// permuted or guarded reads).
+/// parameters), OutFusable for one contraction `Y(i, ...) +=! X(..) * W(..)` with
+/// distinct output indices and no guarded read (a blocked convolution),
+/// Injective for a copy `Y(f(i, ...)) = X(g(i, ...))` with plain subscripts
+/// (a layout conversion), Opaque otherwise (other reductions, several statements, shifted, permuted
+/// or guarded reads).
 PatternKind compute_pattern(const OpContext &ctx);
 
 }  // namespace atl

@@ -45,6 +45,13 @@ struct BenchResult {
   int runs = 0;
   int threads = 1;
   double gflops = 0;
+  /// One kernel's times over the same runs (report.json bench.kernels).
+  struct Kernel {
+    std::string name;
+    double median_ms = 0, max_ms = 0;
+  };
+  /// Every kernel, in run order: where the time goes.
+  std::vector<Kernel> kernels;
 };
 
 /// The memory plan of a graph's intermediates (report.json `memory`), at

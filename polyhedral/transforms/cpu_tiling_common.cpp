@@ -50,6 +50,12 @@ std::optional<std::vector<Group>> groups_of(const isl::schedule &schedule) {
   return out;
 }
 
+std::vector<Group> statement_groups(const Scop &scop) {
+  std::vector<Group> out;
+  for (const ScopStatement &st : scop.statements) out.push_back({isl::union_set(st.domain), std::nullopt, false, {}});
+  return out;
+}
+
 bool mentions(const compute::Expr &e, const std::string &var) {
   if (e.kind == ExprKind::Var && e.name == var) return true;
   for (const auto &a : e.args)
@@ -93,6 +99,25 @@ isl::schedule_node insert_group_band(isl::schedule_node leaf, const Group &g) {
   b = b.set_permutable(g.permutable ? 1 : 0);
   for (std::size_t m = 0; m < g.coincident.size(); ++m) b = b.member_set_coincident(static_cast<int>(m), g.coincident[m] ? 1 : 0);
   return isl::schedule_node(b);
+}
+
+isl::schedule_node insert_distributed_band(isl::schedule_node leaf, const Group &g, const Scop &scop) {
+  const ScopStatement *only = nullptr;
+  for (const ScopStatement &st : scop.statements)
+    if (!g.filter.intersect(isl::union_set(st.domain)).is_empty()) {
+      if (only) return insert_group_band(leaf, g);
+      only = &st;
+    }
+  if (!only || only->indices.empty()) return insert_group_band(leaf, g);
+  bool reduction = only->op != compute::AssignOp::Assign;
+  for (bool r : only->reduction) reduction = reduction || r;
+  std::string vars;
+  for (std::size_t d = 0; d < only->indices.size(); ++d) vars += (d ? ", " : "") + x(static_cast<int>(d));
+  std::vector<isl::union_pw_aff> members;
+  for (std::size_t d = 0; d < only->indices.size(); ++d)
+    members.emplace_back(leaf.ctx(), "{ " + only->name + "[" + vars + "] -> [(" + x(static_cast<int>(d)) + ")] }");
+  bool independent = !reduction && only->write.relation.intersect_domain(only->domain).is_injective();
+  return insert_band(leaf, members, std::vector<bool>(members.size(), independent), true);
 }
 
 isl::schedule rebuild_groups(const isl::union_set &domain, const std::vector<Group> &groups,

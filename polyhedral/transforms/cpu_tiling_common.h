@@ -4,6 +4,7 @@
 #pragma once
 
 #include "graph/compute/ast.h"
+#include "polyhedral/scop/scop.h"
 
 #include <isl/cpp.h>
 
@@ -29,6 +30,9 @@ std::vector<bool> coincidence(const isl::schedule_node_band &b);
 /// band -> (leaf | sequence of filter -> leaf), or sequence of filter -> (band -> leaf | leaf).
 std::optional<std::vector<Group>> groups_of(const isl::schedule &schedule);
 
+/// One group per statement of `scop`, in program order, without bands: the
+/// original order, for trees of shapes groups_of does not take.
+std::vector<Group> statement_groups(const Scop &scop);
 /// True when `e` mentions the index or parameter `var`.
 bool mentions(const compute::Expr &e, const std::string &var);
 
@@ -52,6 +56,11 @@ isl::schedule_node insert_band(isl::schedule_node at, const std::vector<isl::uni
 /// the leaf when the group has none.
 isl::schedule_node insert_group_band(isl::schedule_node leaf, const Group &g);
 
+/// The band of a group that runs before or after a tiled statement: when the
+/// group holds one statement, its dimensions in domain order (the original
+/// order: the layout order, innermost stride 1, whatever order the scheduler
+/// chose for it); else the group's own band (insert_group_band).
+isl::schedule_node insert_distributed_band(isl::schedule_node leaf, const Group &g, const Scop &scop);
 /// The schedule over `domain` of `groups` in their order: a sequence of their
 /// filters (no sequence for one group), each subtree built at its leaf by
 /// `build(leaf, group index)`, which returns the node it inserted.

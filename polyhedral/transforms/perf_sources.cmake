@@ -2,6 +2,7 @@
 target_sources(atoll_poly PRIVATE
   transforms/cpu_tiling_common.cpp
   transforms/footprint.cpp
+  transforms/tile_companions.cpp
   transforms/tile_for_cpu.cpp
   transforms/tile_window_for_cpu.cpp
   transforms/pack_tiles.cpp

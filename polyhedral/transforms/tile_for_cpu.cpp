@@ -3,6 +3,7 @@
 #include "polyhedral/transforms/cpu_tiling_common.h"
 
 #include "polyhedral/transforms/footprint.h"
+#include "polyhedral/transforms/tile_companions.h"
 
 #include <algorithm>
 #include <functional>
@@ -15,18 +16,6 @@ namespace {
 using compute::Expr;
 using compute::ExprKind;
 using namespace tiling;
-
-
-
-
-
-
-
-
-
-
-
-
 
 /// The dimensions' roles in the micro-kernel.
 struct Roles {
@@ -146,12 +135,7 @@ isl::union_pw_aff member(const ScopStatement &s, const std::string &expr) {
   return isl::union_pw_aff(s.domain.ctx(), "{ " + s.name + "[" + vars + "] -> [(" + expr + ")] }");
 }
 
-
 std::string tiled(int d, long t) { return "floor(" + x(d) + "/" + std::to_string(t) + ")"; }
-
-
-
-
 
 /// { isolate[[tile loops] -> [register-tile band]] : the micro-tile is full }:
 /// its last row and last column are values of the row and vector dimensions.
@@ -198,14 +182,24 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
       s = &st;
   if (!s) return res.reason = "no GEMM-shaped statement", res;
   res.statement = s->name;
-  auto groups = groups_of(schedule);
-  if (!groups) return res.reason = "schedule tree of another shape", res;
+  // The scheduler's statement groups, or the original order when its tree
+  // has another shape or fuses the main statement with others.
   isl::union_set mine(s->domain);
-  int main_group = -1;
-  for (std::size_t g = 0; g < groups->size(); ++g) {
-    isl::union_set in = (*groups)[g].filter.intersect(scop.domain());
-    if (in.is_equal(mine)) main_group = static_cast<int>(g);
-    else if (!in.intersect(mine).is_empty()) return res.reason = "main statement shares its filter", res;
+  auto main_of = [&](const std::vector<Group> &gs) {
+    int found = -1;
+    for (std::size_t g = 0; g < gs.size(); ++g) {
+      isl::union_set in = gs[g].filter.intersect(scop.domain());
+      if (in.is_equal(mine)) found = static_cast<int>(g);
+      else if (!in.intersect(mine).is_empty()) return -1;
+    }
+    return found;
+  };
+  auto groups = groups_of(schedule);
+  int main_group = groups ? main_of(*groups) : -1;
+  if (main_group < 0) {
+    groups = statement_groups(scop);
+    main_group = main_of(*groups);
+    res.original_order = true;
   }
   if (main_group < 0) return res.reason = "main statement not found in the tree", res;
   auto roles = roles_of(*s, res.reason);
@@ -307,16 +301,152 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
   b1.push_back(member(*s, x(roles->red0))), c1.push_back(false);
   if (mr <= 1 && nr <= 1 && nu <= 1) return res.reason = "register tile of one element", res;
 
+  // The main statement's init and elementwise epilogue run inside its tiles,
+  // at the innermost level above every reduction member: after the register
+  // tile's reduction loops when the reduction is not tiled for the cache,
+  // else after the cache tiles' reduction loop.
+  auto leading = [](const std::vector<bool> &c) {
+    std::size_t k = 0;
+    while (k < c.size() && c[k]) ++k;
+    return k;
+  };
+  std::size_t n0 = leading(c0), n1 = n0 == b0.size() ? leading(c1) : 0;
+  // Companions that read in another layout (a conversion back to NCHW) and
+  // what follows them run once per cache tile, after its register tiles.
+  std::size_t outer_levels = n0 == b0.size() && n1 > 0 ? n0 : 0;
+  std::vector<const ScopStatement *> before, after, outer;
+  std::vector<isl::multi_union_pw_aff> before_tile, after_tile, outer_tile;
+  std::vector<Group> kept = *groups;
+  if (o.epilogue && n0 + n1 > 0) {
+    std::vector<isl::union_pw_aff> tile(b0.begin(), b0.begin() + static_cast<long>(n0));
+    tile.insert(tile.end(), b1.begin(), b1.begin() + static_cast<long>(n1));
+    TileCompanions companions(scop, *s, tile);
+    auto statements_of = [&](const Group &g) {
+      std::vector<const ScopStatement *> out;
+      for (const ScopStatement &st : scop.statements)
+        if (!g.filter.intersect(isl::union_set(st.domain)).is_empty()) out.push_back(&st);
+      return out;
+    };
+    std::vector<bool> taken(groups->size(), false);
+    for (std::size_t gi = 0; gi < groups->size(); ++gi) {
+      if (static_cast<int>(gi) == main_group) continue;
+      bool is_after = static_cast<int>(gi) > main_group;
+      std::vector<const ScopStatement *> in = statements_of((*groups)[gi]);
+      std::vector<std::pair<bool, isl::multi_union_pw_aff>> tiles;  // (outer, coordinates)
+      for (const ScopStatement *st : in) {
+        std::optional<isl::multi_union_pw_aff> t;
+        bool in_outer = !outer.empty();
+        if (!in_outer && (!is_after || companions.same_element(*st))) t = companions.tile_of(*st, n0 + n1);
+        if (!t && is_after && outer_levels > 0) t = companions.tile_of(*st, outer_levels), in_outer = true;
+        if (!t) break;
+        tiles.emplace_back(in_outer, *t);
+        if (is_after) companions.add(*st);
+      }
+      if (tiles.size() != in.size() || in.empty()) {
+        if (is_after) break;  // the epilogue ends here
+        continue;
+      }
+      taken[gi] = true;
+      for (std::size_t k = 0; k < in.size(); ++k) {
+        auto &to = !is_after ? before : tiles[k].first ? outer : after;
+        auto &to_tile = !is_after ? before_tile : tiles[k].first ? outer_tile : after_tile;
+        to.push_back(in[k]);
+        to_tile.push_back(tiles[k].second);
+      }
+    }
+    kept.clear();
+    int new_main = -1;
+    for (std::size_t gi = 0; gi < groups->size(); ++gi) {
+      if (taken[gi]) continue;
+      if (static_cast<int>(gi) == main_group) {
+        Group g = (*groups)[gi];
+        for (const auto *list : {&before, &after, &outer})
+          for (const ScopStatement *c : *list) g.filter = g.filter.unite(isl::union_set(c->domain));
+        new_main = static_cast<int>(kept.size());
+        kept.push_back(g);
+      } else {
+        kept.push_back((*groups)[gi]);
+      }
+    }
+    main_group = new_main;
+  }
+  res.companions = static_cast<int>(before.size() + after.size() + outer.size());
+  // Band members shared with the companions (their tile coordinates from `first`).
+  auto with_companions = [&](std::vector<isl::union_pw_aff> members, std::size_t first) {
+    for (std::size_t j = 0; j < members.size(); ++j) {
+      int at = static_cast<int>(first + j);
+      for (const auto &t : before_tile) members[j] = members[j].union_add(t.at(at));
+      for (const auto &t : after_tile) members[j] = members[j].union_add(t.at(at));
+      if (first + j < outer_levels)
+        for (const auto &t : outer_tile) members[j] = members[j].union_add(t.at(at));
+    }
+    return members;
+  };
+  auto slice = [](const auto &v, std::size_t from, std::size_t to) {
+    return std::decay_t<decltype(v)>(v.begin() + static_cast<long>(from), v.begin() + static_cast<long>(to));
+  };
+  // Companions' own loops: their domain dimensions in order, inside the
+  // tile; consecutive companions that are pointwise one after the other
+  // share them (a sequence below one band).
+  auto runs_of = [&](const std::vector<const ScopStatement *> &cs) {
+    std::vector<std::vector<const ScopStatement *>> runs;
+    for (const ScopStatement *c : cs) {
+      bool joins = !runs.empty() && !c->indices.empty();
+      for (std::size_t k = 0; joins && k < (joins ? runs.back().size() : 0); ++k)
+        joins = TileCompanions::pointwise(*runs.back()[k], *c);
+      if (joins) runs.back().push_back(c);
+      else runs.push_back({c});
+    }
+    return runs;
+  };
+  auto filter_of = [](const std::vector<const ScopStatement *> &run) {
+    isl::union_set f(run.front()->domain);
+    for (const ScopStatement *c : run) f = f.unite(isl::union_set(c->domain));
+    return f;
+  };
+  auto point_band = [&](isl::schedule_node leaf, const std::vector<const ScopStatement *> &run) {
+    const ScopStatement &c = *run.front();
+    if (c.indices.empty()) return leaf;
+    std::vector<isl::union_pw_aff> m;
+    for (std::size_t d = 0; d < c.indices.size(); ++d) {
+      isl::union_pw_aff md = member(c, x(static_cast<int>(d)));
+      for (std::size_t k = 1; k < run.size(); ++k) md = md.union_add(member(*run[k], x(static_cast<int>(d))));
+      m.push_back(md);
+    }
+    isl::schedule_node band = insert_band(leaf, m, std::vector<bool>(m.size(), true), true);
+    if (run.size() == 1) return band;
+    isl::union_set_list filters(leaf.ctx(), static_cast<int>(run.size()));
+    for (const ScopStatement *r : run) filters = filters.add(isl::union_set(r->domain));
+    return band.child(0).insert_sequence(filters).parent();
+  };
+  // A sequence: runs of `pre`, the part built by `main_part` under
+  // `main_filter`, runs of `post`; returns the sequence node.
+  auto insert_sequence = [&](isl::schedule_node node, const std::vector<const ScopStatement *> &pre_list,
+                             const isl::union_set &main_filter,
+                             const std::function<isl::schedule_node(isl::schedule_node)> &main_part,
+                             const std::vector<const ScopStatement *> &post_list) {
+    auto pre = runs_of(pre_list), post = runs_of(post_list);
+    isl::union_set_list filters(node.ctx(), static_cast<int>(pre.size() + post.size() + 1));
+    for (const auto &run : pre) filters = filters.add(filter_of(run));
+    filters = filters.add(main_filter);
+    for (const auto &run : post) filters = filters.add(filter_of(run));
+    node = node.insert_sequence(filters);
+    int k = 0;
+    for (const auto &run : pre) node = point_band(node.child(k++).child(0), run).parent().parent();
+    node = main_part(node.child(k++).child(0)).parent().parent();
+    for (const auto &run : post) node = point_band(node.child(k++).child(0), run).parent().parent();
+    return node;
+  };
+
   // Top-down: a band whose AST options refer to outer bands cannot get new bands above it.
   // Returns the node at the leaf's position's top (the first node inserted).
-  auto build_main = [&](isl::schedule_node node) {
+  auto isolate = [&](std::size_t members) {
+    return isolate_option(*s, static_cast<int>(b0.size()), static_cast<int>(members),
+                          {{pos_r, mr, roles->r}, {pos_v, nr, roles->v}, {pos_u, nu, roles->u}});
+  };
+  // Below the register band: unrolled column blocks and rows, the vector columns.
+  auto build_points = [&](isl::schedule_node node) {
     int depth = 0;
-    if (!b0.empty()) node = insert_band(node, b0, c0, true).child(0), ++depth;
-    auto reg = insert_band(node, b1, c1, true).as<isl::schedule_node_band>();
-    node = reg.set_ast_build_options(isolate_option(*s, static_cast<int>(b0.size()), static_cast<int>(b1.size()),
-                                                    {{pos_r, mr, roles->r}, {pos_v, nr, roles->v}, {pos_u, nu, roles->u}}))
-               .child(0);
-    ++depth;
     if (nu > 1) {
       node = node.insert_mark(tree_mark::kUnroll).child(0), ++depth;
       node = insert_band(node, {member(*s, x(roles->u))}, {true}, true).child(0), ++depth;
@@ -330,9 +460,49 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     for (int k = 0; k < depth; ++k) node = node.parent();
     return node;
   };
-  res.schedule = rebuild_groups(schedule.domain(), *groups, [&](isl::schedule_node leaf, std::size_t gi) {
+  // The register band (whole, with its isolate option) and the points below.
+  auto build_register = [&](isl::schedule_node node) {
+    auto reg = insert_band(node, b1, c1, true).as<isl::schedule_node_band>();
+    node = reg.set_ast_build_options(isolate(b1.size())).child(0);
+    return build_points(node).parent();
+  };
+  auto build_main = [&](isl::schedule_node node) {
+    if (before.empty() && after.empty() && outer.empty()) {
+      if (b0.empty()) return build_register(node);
+      return build_register(insert_band(node, b0, c0, true).child(0)).parent();
+    }
+    isl::union_set main_filter(s->domain);
+    if (n0 < b0.size()) {
+      // Companions after the cache tiles' reduction loop.
+      node = insert_band(node, with_companions(slice(b0, 0, n0), 0), slice(c0, 0, n0), true).child(0);
+      node = insert_sequence(node, before, main_filter, [&](isl::schedule_node leaf) {
+        return build_register(insert_band(leaf, slice(b0, n0, b0.size()), slice(c0, n0, b0.size()), true).child(0))
+            .parent();
+      }, after);
+      return node.parent();
+    }
+    // Companions after the register tile's reduction loops; the outer ones
+    // after the register tiles.
+    auto register_part = [&](isl::schedule_node at) {
+      auto reg = insert_band(at, with_companions(slice(b1, 0, n1), n0), slice(c1, 0, n1), true)
+                     .as<isl::schedule_node_band>();
+      isl::schedule_node below = reg.set_ast_build_options(isolate(n1)).child(0);
+      return insert_sequence(below, before, main_filter, [&](isl::schedule_node leaf) {
+        return build_points(insert_band(leaf, slice(b1, n1, b1.size()), slice(c1, n1, b1.size()), true).child(0))
+            .parent();
+      }, after).parent();
+    };
+    if (b0.empty()) return register_part(node);
+    node = insert_band(node, with_companions(b0, 0), c0, true).child(0);
+    if (outer.empty()) return register_part(node).parent();
+    isl::union_set inner = main_filter;
+    for (const auto *list : {&before, &after})
+      for (const ScopStatement *c : *list) inner = inner.unite(isl::union_set(c->domain));
+    return insert_sequence(node, {}, inner, register_part, outer).parent();
+  };
+  res.schedule = rebuild_groups(schedule.domain(), kept, [&](isl::schedule_node leaf, std::size_t gi) {
     if (static_cast<int>(gi) == main_group) return build_main(leaf);
-    return insert_group_band(leaf, (*groups)[gi]);
+    return insert_distributed_band(leaf, kept[gi], scop);
   });
   res.applied = true;
   res.bands = (b0.empty() ? 0 : 1) + 1 + 1 + (nr > 1 ? 1 : 0) + (nu > 1 ? 1 : 0);

@@ -53,6 +53,10 @@ struct CpuTileOptions {
   std::vector<long> cache_sizes;
   long unroll = 0;        ///< register-tile rows (the `unroll` hint); 0 = cost model, 1 = none
   bool vectorize = true;  ///< false: no vector columns in the register tile
+  /// Run the main statement's init and its elementwise epilogue (statements
+  /// that read its results element by element: bias, activation, residual
+  /// Add, layout conversion) inside its tiles (transforms/tile_companions).
+  bool epilogue = true;
 };
 
 /// What tile_for_cpu did.
@@ -64,14 +68,18 @@ struct CpuTileResult {
   long mr = 1, nr = 1;             ///< register tile: rows x columns (all vectors of all column blocks)
   long nu = 1;                     ///< column blocks of a blocked layout (nr = nu x the vector dimension)
   int bands = 0;                   ///< bands created for the main statement
+  int companions = 0;              ///< init and epilogue statements run inside its tiles
+  bool original_order = false;     ///< the scheduler's tree was not usable: statements in program order
   std::string reason;              ///< why not applied
 };
 
 /// Tiles the main GEMM-shaped statement of `schedule` (a `+=` reduction with a
 /// stride-1 output dimension and another parallel output dimension) for the
 /// target; other statements keep their band, distributed before/after it in
-/// their original order. The caller checks legality of the result. Leaves
-/// schedules of other shapes unchanged (applied = false, with a reason).
+/// their original order (statements in program order when the scheduler's
+/// tree has another shape or fuses the main statement with others). The
+/// caller checks legality of the result. Leaves schedules without such a
+/// statement unchanged (applied = false, with a reason).
 CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, const CpuTileOptions &options);
 
 }  // namespace atl::poly

@@ -22,15 +22,6 @@ using namespace tiling;
 
 
 
-
-
-
-
-
-
-
-
-
 std::string tuple(const ScopStatement &s, int shifted = -1) {
   std::string out = s.name + "[";
   for (std::size_t d = 0; d < s.indices.size(); ++d)
@@ -209,9 +200,6 @@ std::string init_tuple(const ScopStatement &main, const ScopStatement &init) {
 std::string tiled(int d, long t) { return "floor(" + x(d) + "/" + std::to_string(t) + ")"; }
 
 
-
-
-
 /// { isolate[[] -> [q...]] : the tiles of the members `tiled` (position, size, dimension) are full }.
 isl::union_set isolate_option(const ScopStatement &s, int members, const std::vector<std::array<long, 3>> &tiled) {
   std::string qs;
@@ -366,7 +354,7 @@ WindowTileResult tile_window_for_cpu(const Scop &scop, const isl::schedule &sche
 
   res.schedule = rebuild_groups(schedule.domain(), *groups, [&](isl::schedule_node leaf, std::size_t gi) {
     if (windows[gi]) return build_window(leaf, *windows[gi], tiles[gi]);
-    return insert_group_band(leaf, (*groups)[gi]);
+    return insert_distributed_band(leaf, (*groups)[gi], scop);
   });
   res.applied = true;
   return res;

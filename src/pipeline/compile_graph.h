@@ -137,11 +137,13 @@ CompiledGraph compile_graph(const Graph &graph, const CompileOptions &options);
 /// graph `concrete`, an instantiation of the compiled one) and returns the
 /// graph outputs. `params` gives the symbolic dimensions' values. When
 /// `repeat` > 0 the kernels run that many more times and `times_ms` gets
-/// each run's time (kernels only, not data conversion).
+/// each run's time (kernels only, not data conversion), and `kernel_ms`
+/// (when given) one vector per kernel of its time in each run.
 std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const Graph &concrete,
                                            const std::map<std::string, Tensor> &feeds,
                                            const std::map<std::string, std::int64_t> &params, int repeat = 0,
-                                           std::vector<double> *times_ms = nullptr);
+                                           std::vector<double> *times_ms = nullptr,
+                                           std::vector<std::vector<double>> *kernel_ms = nullptr);
 
 /// The kernels' array arguments at the parameter values: which graph tensor
 /// each holds (or a temporary), its bytes, read or written.

@@ -57,9 +57,14 @@ nlohmann::json report_json(const BatchResult &r) {
       if (!g.verify->detail.empty()) v["detail"] = g.verify->detail;
       j["verify"] = v;
     }
-    if (g.bench)
+    if (g.bench) {
       j["bench"] = {{"median_ms", g.bench->median_ms}, {"runs", g.bench->runs}, {"threads", g.bench->threads},
                     {"gflops", g.bench->gflops}};
+      json kernels = json::array();
+      for (const BenchResult::Kernel &k : g.bench->kernels)
+        kernels.push_back({{"name", k.name}, {"median_ms", k.median_ms}, {"max_ms", k.max_ms}});
+      j["bench"]["kernels"] = kernels;
+    }
     if (g.stats) j["stats"] = *g.stats;
     if (g.memory)
       j["memory"] = {{"peak_bytes", g.memory->peak_bytes}, {"intermediates_bytes", g.memory->intermediates_bytes},

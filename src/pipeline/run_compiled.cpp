@@ -141,7 +141,8 @@ memory::MemoryPlan plan_memory(const CompiledGraph &compiled, const Graph &concr
 std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const Graph &concrete,
                                            const std::map<std::string, Tensor> &feeds,
                                            const std::map<std::string, std::int64_t> &params, int repeat,
-                                           std::vector<double> *times_ms) {
+                                           std::vector<double> *times_ms,
+                                           std::vector<std::vector<double>> *kernel_ms) {
   // Inputs, weights and constants: their own buffers, never written.
   std::map<std::string, std::vector<unsigned char>> buffers;
   for (const auto &[name, t] : feeds) buffers[name] = to_raw(t);
@@ -208,17 +209,20 @@ std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const 
   }
   std::vector<const unsigned char *> outputs;
   for (const std::string &o : concrete.outputs) outputs.push_back(storage(o));
+  if (kernel_ms) kernel_ms->assign(calls.size(), {});
   for (int run = 0; run <= repeat; ++run) {
     if (run > 0)
       for (auto *b : zeroed) std::memset(b->data(), 0, b->size());
-    double kernel_ms = 0;
+    double total_ms = 0;
     for (std::size_t i = 0; i < calls.size(); ++i) {
       for (const auto &[p, bytes] : calls[i].clear) std::memset(p, 0, bytes);
       auto t0 = Clock::now();
       compiled.functions[i](calls[i].arrays.data(), calls[i].params.data());
-      kernel_ms += ms_since(t0);
+      double ms = ms_since(t0);
+      total_ms += ms;
+      if (run > 0 && kernel_ms) (*kernel_ms)[i].push_back(ms);
     }
-    if (run > 0 && times_ms) times_ms->push_back(kernel_ms);
+    if (run > 0 && times_ms) times_ms->push_back(total_ms);
   }
   std::map<std::string, Tensor> out;
   for (std::size_t i = 0; i < concrete.outputs.size(); ++i) {

@@ -148,7 +148,8 @@ void bench_compiled(const Graph &graph, const CompiledGraph &compiled, const Pip
   double estimate = std::max(median(times), 1e-3);
   int runs = static_cast<int>(std::clamp(1000.0 / estimate, 10.0, 200.0));
   times.clear();
-  std::map<std::string, Tensor> got = run_compiled(compiled, concrete, feeds, point, runs, &times);
+  std::vector<std::vector<double>> per_kernel;
+  std::map<std::string, Tensor> got = run_compiled(compiled, concrete, feeds, point, runs, &times, &per_kernel);
   // Without --verify, --dump still writes what was used and produced (cli.md).
   if (!o.dump_dir.empty() && !o.verify) dump_tensors(concrete, o, feeds, got);
   BenchResult b;
@@ -156,6 +157,10 @@ void bench_compiled(const Graph &graph, const CompiledGraph &compiled, const Pip
   b.runs = runs;
   b.threads = atoll_get_num_threads();
   b.gflops = r.flops && b.median_ms > 0 ? static_cast<double>(*r.flops) / (b.median_ms * 1e6) : 0.0;
+  for (std::size_t k = 0; k < per_kernel.size(); ++k) {
+    double max_ms = per_kernel[k].empty() ? 0 : *std::max_element(per_kernel[k].begin(), per_kernel[k].end());
+    b.kernels.push_back({compiled.clusters[k].kernel.name, median(per_kernel[k]), max_ms});
+  }
   r.bench = b;
 }
 

@@ -219,10 +219,43 @@ PatternKind compute_pattern(const OpContext &ctx) {
   }
   if (p->statements.size() != 1) return PatternKind::Opaque;
   const compute::Statement &st = p->statements[0];
-  if (st.op != compute::AssignOp::Assign || st.init || !st.lhs || !st.rhs) return PatternKind::Opaque;
+  if (!st.lhs || !st.rhs) return PatternKind::Opaque;
+  if (st.op == compute::AssignOp::Assign && !st.init && st.rhs->kind == compute::ExprKind::Read &&
+      st.rhs->name != st.lhs->name) {
+    // A copy `Y(f(i, ...)) = X(g(i, ...))` (a layout conversion): data
+    // movement, unless it is the identity.
+    bool plain = true;
+    std::function<void(const compute::Expr &)> check = [&](const compute::Expr &e) {
+      if (e.kind == compute::ExprKind::Read || e.kind == compute::ExprKind::Guard) plain = false;
+      for (const compute::ExprPtr &a : e.args) check(*a);
+    };
+    for (const compute::ExprPtr &a : st.rhs->args) check(*a);
+    for (const compute::ExprPtr &a : st.lhs->args) check(*a);
+    std::set<std::string> vars;
+    bool identity = st.lhs->args.size() == st.rhs->args.size();
+    for (std::size_t i = 0; identity && i < st.lhs->args.size(); ++i)
+      identity = st.lhs->args[i]->kind == compute::ExprKind::Var && st.rhs->args[i]->kind == compute::ExprKind::Var &&
+                 st.lhs->args[i]->name == st.rhs->args[i]->name && vars.insert(st.lhs->args[i]->name).second;
+    if (plain) return identity ? PatternKind::Elementwise : PatternKind::Injective;
+  }
   std::set<std::string> seen;
   for (const compute::ExprPtr &a : st.lhs->args)
     if (a->kind != compute::ExprKind::Var || !seen.insert(a->name).second) return PatternKind::Opaque;
+  if (st.op == compute::AssignOp::Add && st.init) {
+    // A contraction `Y(i, ...) +=! X(...) * W(...)` (a blocked convolution): its
+    // output takes elementwise epilogues, like Conv and MatMul.
+    std::function<bool(const compute::Expr &)> plain = [&](const compute::Expr &e) {
+      if (e.kind == compute::ExprKind::Guard || (e.kind == compute::ExprKind::Read && e.name == st.lhs->name)) return false;
+      for (const compute::ExprPtr &a : e.args)
+        if (!plain(*a)) return false;
+      return true;
+    };
+    bool product = st.rhs->kind == compute::ExprKind::Binary && st.rhs->binop == compute::BinOp::Mul &&
+                   st.rhs->args.size() == 2 && st.rhs->args[0]->kind == compute::ExprKind::Read &&
+                   st.rhs->args[1]->kind == compute::ExprKind::Read;
+    return product && plain(*st.rhs) ? PatternKind::OutFusable : PatternKind::Opaque;
+  }
+  if (st.op != compute::AssignOp::Assign || st.init) return PatternKind::Opaque;
   int identity = 0;
   if (!pointwise_reads(*st.rhs, *st.lhs, identity) || identity == 0) return PatternKind::Opaque;
   std::size_t reads = 0;

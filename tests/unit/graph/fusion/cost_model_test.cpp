@@ -50,12 +50,16 @@ TEST_CASE("cost model: an epilogue chain into a convolution is accepted and save
   CHECK(v.statements >= 3);
 }
 
-TEST_CASE("cost model: by default a contraction runs alone (measured slower with its epilogue)") {
+TEST_CASE("cost model: by default a contraction takes its epilogue; with fuse_epilogues off it runs alone") {
   Graph g = conv_bn_relu_graph();
-  ClusterVerdict v = judge_cluster(g, {0, 1});
+  CHECK(judge_cluster(g, {0, 1}).ok);
+  CHECK(judge_cluster(g, {0, 1, 2}).ok);
+  FusionOptions off;
+  off.fuse_epilogues = false;
+  ClusterVerdict v = judge_cluster(g, {0, 1}, off);
   CHECK_FALSE(v.ok);
   CHECK(v.reason.find("the contraction conv (Conv) runs alone: with bn (BatchNormalization)") != std::string::npos);
-  CHECK(judge_cluster(g, {1, 2}).ok);
+  CHECK(judge_cluster(g, {1, 2}, off).ok);
 }
 
 TEST_CASE("cost model: two contractions are not fused") {
@@ -65,14 +69,22 @@ TEST_CASE("cost model: two contractions are not fused") {
   CHECK(v.reason.find("2 heavy operators in one kernel (mm1 (MatMul), mm2 (MatMul))") != std::string::npos);
 }
 
-TEST_CASE("cost model: a contraction's producer and an injective epilogue are refused") {
+TEST_CASE("cost model: a contraction's producer is refused, an injective epilogue taken") {
   Graph g = matmul_graph();
   ClusterVerdict v = judge_cluster(g, {node_named(g, "relu"), node_named(g, "mm1")}, with_epilogues());
   CHECK_FALSE(v.ok);
   CHECK(v.reason.find("relu (Relu) feeds the contraction mm1 (MatMul)") != std::string::npos);
+  // The transpose of a contraction's result runs in the contraction's tiles.
   v = judge_cluster(g, {node_named(g, "mm2"), node_named(g, "tr")}, with_epilogues());
+  CHECK(v.ok);
+  FusionOptions off;
+  off.fuse_epilogues = false;
+  v = judge_cluster(g, {node_named(g, "mm2"), node_named(g, "tr")}, off);
   CHECK_FALSE(v.ok);
-  CHECK(v.reason.find("tr (Transpose) is injective") != std::string::npos);
+  CHECK(v.reason.find("the contraction mm2 (MatMul) runs alone") != std::string::npos);
+  // Injective operators stay out of a reduction's kernel.
+  v = judge_cluster(g, {node_named(g, "sq"), node_named(g, "softmax")});
+  CHECK(v.ok);
 }
 
 TEST_CASE("cost model: a reduction takes its elementwise producer") {
@@ -117,7 +129,7 @@ TEST_CASE("cost model: a pointwise Compute node fuses like an elementwise operat
   CHECK(judge_cluster(g, {0, 1}).ok);
 }
 
-TEST_CASE("compute_pattern: one pointwise assignment is elementwise or broadcast, anything else opaque") {
+TEST_CASE("compute_pattern: pointwise assignments, copies, contractions and the rest") {
   auto pattern = [](const std::string &expr, std::vector<std::string> inputs, std::vector<Shape> shapes) {
     Graph g;
     g.name = "p";
@@ -129,7 +141,11 @@ TEST_CASE("compute_pattern: one pointwise assignment is elementwise or broadcast
   };
   CHECK(pattern("y(i, j) = exp(a(i, j)) + b(i, j)", {"a", "b"}, {{2, 3}, {2, 3}}) == PatternKind::Elementwise);
   CHECK(pattern("y(i, j) = a(i, j) * s(j)", {"a", "s"}, {{2, 3}, {3}}) == PatternKind::Broadcast);
-  CHECK(pattern("y(i, j) = a(j, i)", {"a"}, {{3, 3}}) == PatternKind::Opaque);             // permuted
+  CHECK(pattern("y(i, j) = a(j, i)", {"a"}, {{3, 3}}) == PatternKind::Injective);          // permuted copy
+  CHECK(pattern("y(16 * i + l, h) = a(h, i, l) where i in 0:2, l in 0:16, h in 0:3", {"a"}, {{3, 2, 16}}) ==
+        PatternKind::Injective);  // a layout conversion
+  CHECK(pattern("y(i, j) = a(j, i) + 1", {"a"}, {{3, 3}}) == PatternKind::Opaque);         // permuted arithmetic
+  CHECK(pattern("y(i, j) +=! a(i, k) * b(k, j)", {"a", "b"}, {{2, 4}, {4, 3}}) == PatternKind::OutFusable);  // contraction
   CHECK(pattern("y(i) +=! a(i, j)", {"a"}, {{2, 3}}) == PatternKind::Opaque);              // reduction
   CHECK(pattern("y(i) = guard(a(i - 1), 0) where i in 0:3", {"a"}, {{3}}) == PatternKind::Opaque);  // guarded
   CHECK(pattern("t(i) = a(i)\ny(i) = t(i)", {"a"}, {{3}}) == PatternKind::Opaque);        // two statements

@@ -28,12 +28,16 @@ std::string reason_of(const Graph &g, const FusionResult &r, const std::string &
 }  // namespace
 
 TEST_SUITE("graph") {
-TEST_CASE("fuse_graph: by default a Conv runs alone and its BatchNormalization and Relu fuse") {
+TEST_CASE("fuse_graph: with fuse_epilogues off a Conv runs alone and its BatchNormalization and Relu fuse") {
   Graph g = conv_bn_relu_graph();
-  FusionResult r = fuse_graph(g, {});
+  FusionOptions off;
+  off.fuse_epilogues = false;
+  FusionResult r = fuse_graph(g, {}, off);
   CHECK(cluster_names(g, r.clusters) == Names{{"conv"}, {"bn", "relu"}});
   REQUIRE(r.unfused.size() == 1);
   CHECK(r.unfused[0].reason.find("runs alone") != std::string::npos);
+  // By default the three are one kernel.
+  CHECK(cluster_names(g, fuse_graph(g, {}).clusters) == Names{{"conv", "bn", "relu"}});
 }
 
 TEST_CASE("fuse_graph: with epilogues, conv, BatchNormalization and Relu become one kernel") {

@@ -1,5 +1,6 @@
 # Unit tests of the performance transformations (paths relative to tests/).
 target_sources(atoll_tests PRIVATE
+  unit/polyhedral/transforms/perf_tile_companions_test.cpp
   unit/polyhedral/transforms/perf_tile_for_cpu_test.cpp
   unit/polyhedral/transforms/perf_tile_window_for_cpu_test.cpp
 )

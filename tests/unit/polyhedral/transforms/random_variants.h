@@ -29,9 +29,10 @@ struct Variant {
 };
 
 /// Builds every variant's kernel once through the JIT and once through C, runs
-/// each on its graph's inputs and checks it against the reference.
+/// each on its graph's inputs and checks it against the reference; `names`
+/// (one per graph) say which graph failed.
 inline void check_variants(const std::vector<Variant> &variants, const std::vector<atl::Graph> &graphs,
-                           const std::vector<atl::test::Case> &pool) {
+                           const std::vector<std::string> &names) {
   using namespace atl;
   std::vector<poly::LKernel> kernels;
   for (const Variant &v : variants) kernels.push_back(v.cluster.kernel);
@@ -47,10 +48,18 @@ inline void check_variants(const std::vector<Variant> &variants, const std::vect
       cg.functions.push_back(exe->entry(v.cluster.kernel.name));
       cg.keep_alive = exe;
       VerifyResult r = compare_outputs(run_compiled(cg, g, feeds, {}), run_reference(g, feeds), g.outputs);
-      CHECK_MESSAGE(r.passed, path << " seed " << v.seed << " " << test::describe_case(pool[v.source]) << " "
-                                   << v.what << ": " << r.detail << "\n" << v.cluster.schedule_yaml);
+      CHECK_MESSAGE(r.passed, path << " seed " << v.seed << " " << names[v.source] << " " << v.what << ": " << r.detail
+                                   << "\n" << v.cluster.schedule_yaml);
     }
   }
+}
+
+/// check_variants for graphs made from the cases of `pool`.
+inline void check_variants(const std::vector<Variant> &variants, const std::vector<atl::Graph> &graphs,
+                           const std::vector<atl::test::Case> &pool) {
+  std::vector<std::string> names;
+  for (const atl::test::Case &c : pool) names.push_back(atl::test::describe_case(c));
+  check_variants(variants, graphs, names);
 }
 
 }  // namespace polytest

@@ -11,7 +11,7 @@ TEST_CASE("compute op: output shapes from the statements") {
   Op mm("Compute", {T({4, 3}), T({3, 5})}, {{"expr", "out0(i, j) +=! in0(i, k) * in1(k, j)"}});
   CHECK(mm.type() == "f32[4, 5]");
   CHECK(mm.flops() == 2 * 4 * 5 * 3);
-  CHECK(mm.pattern() == atl::PatternKind::Opaque);
+  CHECK(mm.pattern() == atl::PatternKind::OutFusable);
   atl::OpDefinition d = mm.define();
   CHECK(d.text == "out0(i, j) +=! in0(i, k) * in1(k, j)");
   CHECK(d.inputs == std::vector<std::string>{"in0", "in1"});
