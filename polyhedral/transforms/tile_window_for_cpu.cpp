@@ -41,8 +41,9 @@ struct Window {
   std::string init_tuple;               ///< init[x..]: each index named as the output dimension it writes
 };
 
-/// True when every read of `s` moves by nothing, or by one element of its
-/// last subscript, when dimension `v` grows by one.
+/// True when every read of `s` moves by nothing, or by one to four elements
+/// of its last subscript (the backend loads strides 2..4 as a wide load and a
+/// shuffle), when dimension `v` grows by one.
 bool unit_stride_reads(const ScopStatement &s, int v) {
   isl::map shift(s.domain.ctx(), "{ " + tuple(s) + " -> " + tuple(s, v) + " }");
   for (const ScopAccess &a : s.reads) {
@@ -58,7 +59,13 @@ bool unit_stride_reads(const ScopStatement &s, int v) {
       one += std::string(k ? ", " : "") + (k + 1 == n ? "1" : "0");
     }
     std::string name = tuple_name(deltas);
-    isl::set ok(s.domain.ctx(), "{ " + name + "[" + zero + "]; " + name + "[" + one + "] }");
+    std::string ok_text = "{ " + name + "[" + zero + "]; " + name + "[" + one + "]";
+    for (int st = 2; st <= 4; ++st) {
+      std::string other;
+      for (unsigned k = 0; k < n; ++k) other += std::string(k ? ", " : "") + (k + 1 == n ? std::to_string(st) : "0");
+      ok_text += "; " + name + "[" + other + "]";
+    }
+    isl::set ok(s.domain.ctx(), ok_text + " }");
     if (!deltas.is_subset(ok)) return false;
   }
   return true;

@@ -32,8 +32,9 @@
 //                     sequence: filter dw_0_init: band [w]
 //                               filter dw_0: band [c] band [kh] band [kw] band [w]
 //
-// When the reads along the columns are not stride 1 (stride-2 windows) the
-// columns are a few unrolled scalars instead of vectors (no "vector" mark).
+// Reads along the columns of stride 2 to 4 (stride-2 windows) still make
+// vector columns (the backend loads them as a wide load and a shuffle);
+// other strides make a few unrolled scalar columns (no "vector" mark).
 // A window too large to unroll keeps its loops; the backend then keeps the
 // accumulators in registers across the innermost window loop.
 #pragma once
