@@ -260,12 +260,20 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     // Parallel grain: the row tiles should keep every core busy twice over.
     long other_par = 1;
     for (int d : roles->others) other_par *= std::max(1L, known(d, 1));
-    long er = known(roles->r, 1 << 30);
-    if (t.cores > 1 && other_par < 2L * t.cores && (er + mc - 1) / mc < 2L * t.cores)
+    long er = known(roles->r, 1 << 30), ecols = known(roles->v, 1 << 30);
+    bool few_tiles = t.cores > 1 && other_par < 2L * t.cores && (er + mc - 1) / mc < 2L * t.cores;
+    // Few rows and many columns (M = 64, N = 3072): the column tiles carry
+    // the parallelism, so each panel of the vector operand is read (and
+    // packed) once rather than once per row tile.
+    long par_cols = 0;
+    if (few_tiles && roles->u < 0 && er < 8L * t.cores * mr && ecols < (1 << 30) && ecols >= 2L * t.cores * nr)
+      par_cols = ((ecols + 2L * t.cores - 1) / (2L * t.cores) + nr - 1) / nr * nr;
+    else if (few_tiles)
       mc = std::max(mr, ((er + 2L * t.cores - 1) / (2L * t.cores) + mr - 1) / mr * mr);
     base[static_cast<std::size_t>(roles->r)] = mc;
     long nc = fit(ladder(ext[static_cast<std::size_t>(roles->v)], nr, 1 << 20),
                   [&](long c) { return fp(base, roles->v, c); }, t.l3_bytes / 2);
+    if (par_cols > 0) nc = nc > 0 ? std::min(nc, par_cols) : par_cols;
     cache[static_cast<std::size_t>(roles->r)] = mc;
     cache[static_cast<std::size_t>(roles->v)] = nc;
     cache[static_cast<std::size_t>(roles->red0)] = kc;
