@@ -26,12 +26,7 @@ Graph matmul(long m, long k, long n, const std::string &name = "mm") {
   return test::make_case_graph({"MatMul", {f({m, k}), f({k, n})}}, name, name + "_n");
 }
 
-poly::CpuTarget avx512(int cores = 1) {
-  poly::CpuTarget t;
-  t.l1_bytes = 32 * 1024, t.l2_bytes = 1024 * 1024, t.l3_bytes = 32 * 1024 * 1024;
-  t.vector_lanes = 16, t.vector_registers = 32, t.cores = cores, t.isa = "avx512";
-  return t;
-}
+poly::CpuTarget avx512(int cores = 1) { return polytest::avx512_target(cores); }
 
 /// Packing forced on any strided operand (tests of the mechanism, not of the cost model).
 poly::PackOptions forced(bool rows, bool panels = true) {

@@ -81,12 +81,7 @@ Graph matmul_rowsum(long m, long k, long n) {
                       {"op": "ReduceSum", "name": "sum", "inputs": ["p"], "outputs": ["r"], "attrs": {"axes": [1]}}])");
 }
 
-poly::CpuTarget avx512() {
-  poly::CpuTarget t;
-  t.l1_bytes = 32 * 1024, t.l2_bytes = 1024 * 1024, t.l3_bytes = 32 * 1024 * 1024;
-  t.vector_lanes = 16, t.vector_registers = 32, t.cores = 1, t.isa = "avx512";
-  return t;
-}
+poly::CpuTarget avx512() { return polytest::avx512_target(); }
 
 poly::CpuTileResult tile(const polytest::Scheduled &s, bool epilogue = true) {
   poly::CpuTileOptions o;
@@ -198,24 +193,8 @@ TEST_CASE("tile_companions: random tile sizes and vector widths over contraction
     for (int v = 0; v < 5; ++v) {
       unsigned seed = base_seed + static_cast<unsigned>(variants.size());
       std::mt19937 rng(seed);
-      poly::PolyOptions po;
-      po.target = avx512();
-      int lanes[] = {1, 4, 8, 16};
-      po.target.vector_lanes = lanes[rng() % 4];
-      po.target.l1_bytes = 1024L << (rng() % 6);
-      po.target.cores = 1 + static_cast<int>(rng() % 2);
       std::ostringstream what;
-      what << "lanes " << po.target.vector_lanes << " l1 " << po.target.l1_bytes << " cores " << po.target.cores;
-      if (rng() % 2) {
-        what << " tile {";
-        for (std::size_t d = 0; d < 8; ++d) {
-          long t = rng() % 3 == 0 ? 0 : 1 + static_cast<long>(rng() % 13);
-          po.tile_sizes.push_back(t);
-          what << t << ",";
-        }
-        what << "}";
-      }
-      if (rng() % 2) po.unroll = 1 + static_cast<long>(rng() % 7), what << " unroll " << po.unroll;
+      poly::PolyOptions po = polytest::random_cpu_options(rng, what);
       Variant var{p, seed, what.str(), {}};
       try {
         var.cluster = poly::compile_cluster(graphs[p], graphs[p].order(), po);

@@ -14,11 +14,49 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <ostream>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace polytest {
+
+/// A fixed AVX-512 target (32 KiB L1, 1 MiB L2, 32 MiB L3), so that tests
+/// do not depend on the host.
+inline atl::poly::CpuTarget avx512_target(int cores = 1) {
+  atl::poly::CpuTarget t;
+  t.l1_bytes = 32 * 1024, t.l2_bytes = 1024 * 1024, t.l3_bytes = 32 * 1024 * 1024;
+  t.vector_lanes = 16, t.vector_registers = 32, t.cores = cores, t.isa = "avx512";
+  return t;
+}
+
+/// Random options of the CPU tiling sweeps: vector lanes 1/4/8/16, 16 or 32
+/// registers, L1 1-32 KiB, 1 or 2 cores, sometimes `tile` sizes (0-12 per
+/// dimension) and an `unroll` hint; `what` gets a description.
+inline atl::poly::PolyOptions random_cpu_options(std::mt19937 &rng, std::ostream &what) {
+  atl::poly::PolyOptions po;
+  po.target = avx512_target();
+  int lanes[] = {1, 4, 8, 16};
+  po.target.vector_lanes = lanes[rng() % 4];
+  po.target.vector_registers = rng() % 2 ? 32 : 16;
+  po.target.l1_bytes = 1024L << (rng() % 6);
+  po.target.cores = 1 + static_cast<int>(rng() % 2);
+  what << "lanes " << po.target.vector_lanes << " regs " << po.target.vector_registers << " l1 " << po.target.l1_bytes
+       << " cores " << po.target.cores;
+  if (rng() % 2) {
+    std::size_t dims = 3 + rng() % 6;
+    what << " tile {";
+    for (std::size_t d = 0; d < dims; ++d) {
+      long t = rng() % 3 == 0 ? 0 : 1 + static_cast<long>(rng() % 13);
+      po.tile_sizes.push_back(t);
+      what << t << ",";
+    }
+    what << "}";
+  }
+  if (rng() % 2) po.unroll = 1 + static_cast<long>(rng() % 7), what << " unroll " << po.unroll;
+  return po;
+}
 
 /// One compiled variant of graph `source` of a sweep, with how it was chosen.
 struct Variant {
