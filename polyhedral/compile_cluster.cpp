@@ -80,11 +80,18 @@ isl::schedule optimize_for_cpu(const Scop &scop, const Dependences &deps, const 
     wo.vectorize = o.vectorize;
     WindowTileResult w = tile_window_for_cpu(scop, schedule, wo);
     if (!w.applied) return schedule;
+    if (w.companions > 0 && check_legality(scop, deps, w.schedule)) {
+      // The epilogue in the window tiles broke a dependence: tile without it.
+      ++r.stats["epilogue_placements_rejected"];
+      wo.epilogue = false;
+      w = tile_window_for_cpu(scop, schedule, wo);
+    }
     if (check_legality(scop, deps, w.schedule)) {
       ++r.stats["window_tilings_rejected"];
       return schedule;
     }
     r.stats["window_tiles"] += static_cast<long>(w.tiles.size());
+    if (w.companions > 0) r.stats["statements_in_tiles"] += w.companions;
     for (const WindowTile &wt : w.tiles) r.stats["register_tile_elements"] += wt.rows * wt.columns;
     return w.schedule;
   }

@@ -3,6 +3,7 @@
 #include "polyhedral/transforms/cpu_tiling_common.h"
 
 #include "polyhedral/isl/isl_context.h"
+#include "polyhedral/transforms/tile_companions.h"
 #include "polyhedral/transforms/tile_for_cpu.h"
 
 #include <algorithm>
@@ -39,6 +40,9 @@ struct Window {
   bool unit = false;          ///< every read moves by 0 or 1 element along v (last subscript)
   const ScopStatement *init = nullptr;  ///< its `_init`, when it moves into the tile loops
   std::string init_tuple;               ///< init[x..]: each index named as the output dimension it writes
+  /// Elementwise epilogue in the tile loops, in order: statement, tuple
+  /// (each index named as the output dimension it writes, like init_tuple).
+  std::vector<std::pair<const ScopStatement *, std::string>> epilogue;
 };
 
 /// True when every read of `s` moves by nothing, or by one to four elements
@@ -180,14 +184,16 @@ isl::union_pw_aff member(const ScopStatement &s, const std::string &expr) {
 isl::union_pw_aff member(const Window &w, const std::string &expr) {
   std::string text = "{ " + tuple(*w.s) + " -> [(" + expr + ")]";
   if (w.init) text += "; " + w.init_tuple + " -> [(" + expr + ")]";
+  for (const auto &[e, t] : w.epilogue) text += "; " + t + " -> [(" + expr + ")]";
   return isl::union_pw_aff(w.s->domain.ctx(), text + " }");
 }
 
 /// init[x..] with each index named x<d>, d the dimension of `main` that its
 /// output subscript holds; "" when the init does not write the same subscripts.
-std::string init_tuple(const ScopStatement &main, const ScopStatement &init) {
+std::string init_tuple(const ScopStatement &main, const ScopStatement &init, bool same_array = true) {
   const Expr &a = *main.lhs, &b = *init.lhs;
-  if (a.name != b.name || a.args.size() != b.args.size() || b.args.size() != init.indices.size()) return "";
+  if ((same_array && a.name != b.name) || a.args.size() != b.args.size() || b.args.size() != init.indices.size())
+    return "";
   std::vector<std::string> names(init.indices.size());
   for (std::size_t k = 0; k < a.args.size(); ++k) {
     if (b.args[k]->kind != ExprKind::Var) return "";
@@ -250,22 +256,53 @@ isl::schedule_node build_tile(isl::schedule_node node, const Window &w, const Wi
       b = b.set_ast_build_options(isolate_option(s, static_cast<int>(top.size()), iso));
     node = isl::schedule_node(b).child(0), ++depth;
   }
-  if (w.init && !top.empty()) {
-    // The init's tile first: rows, then columns (its stores stay in registers too).
-    isl::union_set_list filters(s.domain.ctx(), 2);
-    filters = filters.add(isl::union_set(w.init->domain)).add(isl::union_set(s.domain));
-    node = node.insert_sequence(filters).child(0).child(0);
-    int inner = 0;
-    isl::union_pw_aff rows(s.domain.ctx(), "{ " + w.init_tuple + " -> [(" + x(w.r) + ")] }");
-    isl::union_pw_aff cols(s.domain.ctx(), "{ " + w.init_tuple + " -> [(" + x(w.v) + ")] }");
-    if (tile_r) {
-      node = node.insert_mark(tree_mark::kUnroll).child(0), ++inner;
-      node = insert_band(node, {rows}, {true}).child(0), ++inner;
+  if ((w.init || !w.epilogue.empty()) && !top.empty()) {
+    // The init's tile first, the window statement, then the epilogue's runs
+    // (statements pointwise one after the other share loops): each the
+    // tile's rows, then its columns (the init's stores stay in registers too).
+    std::vector<std::vector<std::pair<const ScopStatement *, std::string>>> runs;
+    if (w.init) runs.push_back({{w.init, w.init_tuple}});
+    std::size_t main_at = runs.size();
+    runs.push_back({});
+    for (const auto &e : w.epilogue) {
+      bool joins = runs.size() > main_at + 1;
+      for (std::size_t k = 0; joins && k < runs.back().size(); ++k)
+        joins = TileCompanions::pointwise(*runs.back()[k].first, *e.first);
+      if (joins) runs.back().push_back(e);
+      else runs.push_back({e});
     }
-    if (t.vector) node = node.insert_mark(tree_mark::kVector).child(0), ++inner;
-    node = insert_band(node, {cols}, {true}), ++inner;
-    for (int k = 0; k < inner; ++k) node = node.parent();
-    node = node.next_sibling().child(0);  // the main statement's leaf
+    auto filter_of = [&](const auto &run) {
+      isl::union_set f(s.domain.ctx(), "{ }");
+      for (const auto &c : run) f = f.unite(isl::union_set(c.first->domain));
+      return f;
+    };
+    isl::union_set_list filters(s.domain.ctx(), static_cast<int>(runs.size()));
+    for (std::size_t k = 0; k < runs.size(); ++k) filters = filters.add(k == main_at ? isl::union_set(s.domain) : filter_of(runs[k]));
+    node = node.insert_sequence(filters);
+    for (std::size_t k = 0; k < runs.size(); ++k) {
+      if (k == main_at) continue;
+      auto of = [&](int d) {
+        std::string text;
+        for (const auto &c : runs[k]) text += (text.empty() ? "" : "; ") + c.second + " -> [(" + x(d) + ")]";
+        return isl::union_pw_aff(s.domain.ctx(), "{ " + text + " }");
+      };
+      node = node.child(static_cast<int>(k)).child(0);
+      int inner = 0;
+      if (tile_r) {
+        node = node.insert_mark(tree_mark::kUnroll).child(0), ++inner;
+        node = insert_band(node, {of(w.r)}, {true}).child(0), ++inner;
+      }
+      if (t.vector) node = node.insert_mark(tree_mark::kVector).child(0), ++inner;
+      node = insert_band(node, {of(w.v)}, {true}), ++inner;
+      if (runs[k].size() > 1) {
+        isl::union_set_list each(s.domain.ctx(), static_cast<int>(runs[k].size()));
+        for (const auto &c : runs[k]) each = each.add(isl::union_set(c.first->domain));
+        node = node.child(0).insert_sequence(each).parent();
+      }
+      for (int j = 0; j < inner; ++j) node = node.parent();
+      node = node.parent();  // the sequence
+    }
+    node = node.child(static_cast<int>(main_at)).child(0);  // the main statement's leaf
     depth += 2;
   }
   for (int d : w.window) {
@@ -296,6 +333,7 @@ isl::schedule_node build_window(isl::schedule_node node, const Window &w, const 
   auto part = [&](const std::string &cond) {
     std::string text = "{ " + tuple(s) + " : " + cond;
     if (w.init) text += "; " + w.init_tuple + " : " + cond;
+    for (const auto &[e, et] : w.epilogue) text += "; " + et + " : " + cond;
     return isl::union_set(s.domain.ctx(), text + " }");
   };
   std::string xv = x(w.v), c = std::to_string(cut);
@@ -348,13 +386,37 @@ WindowTileResult tile_window_for_cpu(const Scop &scop, const isl::schedule &sche
     res.tiles.push_back(tiles[g]);
   }
   if (res.tiles.empty()) return res.reason = why, res;
+  // The elementwise epilogue right after a window statement (bias, BN,
+  // Clip reading its output at the element they write) joins its tiles.
+  std::vector<bool> taken(n, false);
+  for (std::size_t g = 0; o.epilogue && g < n; ++g) {
+    if (!windows[g] || (windows[g]->outer.empty() && windows[g]->r < 0)) continue;
+    Window &w = *windows[g];
+    std::vector<isl::union_pw_aff> tile;
+    for (int d : w.outer) tile.push_back(member(*w.s, x(d)));
+    if (w.r >= 0) tile.push_back(member(*w.s, x(w.r)));
+    tile.push_back(member(*w.s, x(w.v)));
+    TileCompanions companions(scop, *w.s, tile);
+    for (std::size_t e = g + 1; e < n && single[e] && !windows[e] && !merged[e]; ++e) {
+      const ScopStatement &st = *single[e];
+      if (!companions.same_element(st) || !companions.tile_of(st, tile.size())) break;
+      std::string t = init_tuple(*w.s, st, false);
+      if (t.empty()) break;
+      companions.add(st);
+      w.epilogue.emplace_back(&st, t);
+      taken[e] = true;
+      ++res.companions;
+    }
+  }
   std::vector<Group> kept;
   std::vector<std::optional<Window>> kept_windows;
   std::vector<WindowTile> kept_tiles;
   for (std::size_t g = 0; g < n; ++g) {
-    if (merged[g]) continue;
+    if (merged[g] || taken[g]) continue;
     Group gr = (*groups)[g];
     if (windows[g] && windows[g]->init) gr.filter = gr.filter.unite(isl::union_set(windows[g]->init->domain));
+    if (windows[g])
+      for (const auto &[e, et] : windows[g]->epilogue) gr.filter = gr.filter.unite(isl::union_set(e->domain));
     kept.push_back(gr), kept_windows.push_back(windows[g]), kept_tiles.push_back(tiles[g]);
   }
   *groups = kept, windows = kept_windows, tiles = kept_tiles;

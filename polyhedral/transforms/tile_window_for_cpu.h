@@ -35,6 +35,13 @@
 // Reads along the columns of stride 2 to 4 (stride-2 windows) still make
 // vector columns (the backend loads them as a wide load and a shuffle);
 // other strides make a few unrolled scalar columns (no "vector" mark).
+// The elementwise epilogue that follows a window statement (bias,
+// BatchNormalization, Clip, each reading its output at the element it
+// writes) runs inside each register tile, after the window loops: a sequence
+// (init, window statement, epilogue) below the tile band, the epilogue over
+// the tile's rows (unrolled) and columns (vector); with the column split,
+// each subtree holds the epilogue of its own columns.
+//
 // A window too large to unroll keeps its loops; the backend then keeps the
 // accumulators in registers across the innermost window loop.
 #pragma once
@@ -55,6 +62,7 @@ struct WindowTileOptions {
   long vectors = 0;        ///< vectors (or scalar columns) per row; 0 = cost model
   bool vectorize = true;   ///< false: scalar columns only
   long max_unrolled = 64;  ///< unroll the window when it has at most this many positions (0: never)
+  bool epilogue = true;    ///< run the elementwise epilogue (bias, BN, Clip) inside the window's tiles
 };
 
 /// One window statement's register tile.
@@ -72,6 +80,7 @@ struct WindowTileResult {
   bool applied = false;
   std::vector<WindowTile> tiles;   ///< one per transformed statement
   std::string reason;              ///< why not applied
+  int companions = 0;              ///< epilogue statements placed inside the window tiles
 };
 
 /// Rebuilds the band of every window-reduction statement of `schedule` (a

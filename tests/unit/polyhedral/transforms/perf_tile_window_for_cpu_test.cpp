@@ -1,5 +1,6 @@
 // tile_window_for_cpu: the tree it builds for depthwise convolutions and pools (bands, marks, isolate option),
 // the shapes it leaves alone, and random register tiles whose JIT and C code equal the reference.
+#include <atoll/batch.h>
 #include <atoll/pipeline.h>
 
 #include "backends/cpu/cpu_backend.h"
@@ -14,6 +15,7 @@
 #include <doctest/doctest.h>
 
 #include <random>
+#include <sstream>
 
 using namespace atl;
 
@@ -55,6 +57,47 @@ std::vector<test::Case> window_cases() {
        {{"kernel_shape", {5, 5}}, {"pads", {2, 2, 2, 2}}, {"count_include_pad", 1}}},
       {"AveragePool", {f({1, 2, 1, 1})}, {{"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}}},
   };
+}
+
+std::string dims(std::initializer_list<long> d) {
+  std::string s;
+  for (long v : d) s += (s.empty() ? "" : ", ") + std::to_string(v);
+  return "[" + s + "]";
+}
+
+/// Depthwise conv (c channels, h x w, k x k, `stride`, `pad`), then
+/// BatchNormalization (when `bn`) and Clip(0, 6): MobileNetV2's middle.
+Graph depthwise_bn_clip(long c, long h, long w, long k, long stride, long pad, bool bn, bool bias = false) {
+  std::string p = std::to_string(pad), st = std::to_string(stride), ks = std::to_string(k);
+  std::string weights = R"J({"name": "wd", "shape": )J" + dims({c, 1, k, k}) + R"J(, "init": "uniform(-0.3,0.3)"},
+      {"name": "lo", "shape": [], "data": 0.0}, {"name": "hi", "shape": [], "data": 6.0})J";
+  for (const char *n : {"g", "b", "m", "v"})
+    weights += std::string(R"J(, {"name": "bn_)J") + n + R"J(", "shape": )J" + dims({c}) + R"J(, "init": "uniform(0.5,1.5)"})J";
+  std::string conv_in = R"J(["x", "wd")J" + std::string(bias ? R"J(, "bn_b"])J" : "]");
+  std::string nodes = R"J([{"op": "Conv", "name": "dw", "inputs": )J" + conv_in + R"J(, "outputs": ["d"], "attrs": {"group": )J" +
+                      std::to_string(c) + R"J(, "pads": [)J" + p + ", " + p + ", " + p + ", " + p + R"J(], "strides": [)J" + st +
+                      ", " + st + R"J(], "kernel_shape": [)J" + ks + ", " + ks + "]}}";
+  std::string clip_in = "d";
+  if (bn) {
+    nodes += R"J(, {"op": "BatchNormalization", "name": "bn", "inputs": ["d", "bn_g", "bn_b", "bn_m", "bn_v"], "outputs": ["db"], "attrs": {"epsilon": 1e-05}})J";
+    clip_in = "db";
+  }
+  nodes += R"J(, {"op": "Clip", "name": "clip", "inputs": [")J" + clip_in + R"J(", "lo", "hi"], "outputs": ["y"]}])J";
+  std::string text = R"J({"atoll": 1, "graphs": [{"name": "g", "inputs": [{"name": "x", "shape": )J" + dims({1, c, h, w}) +
+                     R"J(, "init": "uniform(-2,6)"}], "weights": [)J" + weights + R"J(], "outputs": ["y"], "nodes": )J" + nodes +
+                     "}]}";
+  Batch b = read_batch(text);
+  REQUIRE(b.graphs.size() == 1);
+  REQUIRE_MESSAGE(b.graphs[0].graph.has_value(), (b.graphs[0].error ? b.graphs[0].error->what() : ""));
+  return *b.graphs[0].graph;
+}
+
+/// Lines of loop-AST text that open a loop at the outermost level.
+int top_level_fors(const std::string &ast) {
+  std::istringstream in(ast);
+  int n = 0;
+  for (std::string line; std::getline(in, line);) n += line.rfind("  for ", 0) == 0 ? 1 : 0;  // the kernel body's indent
+  return n;
 }
 
 }  // namespace
@@ -187,5 +230,98 @@ TEST_CASE("tile_window_for_cpu: random register tiles and vector widths keep res
   }
   CHECK(applied == static_cast<int>(variants.size()));
   polytest::check_variants(variants, graphs, pool);
+}
+
+TEST_CASE("tile_window_for_cpu: the depthwise conv's BatchNormalization and Clip run inside its tiles") {
+  polytest::Scheduled s(depthwise_bn_clip(8, 56, 56, 3, 1, 1, true));
+  poly::WindowTileOptions o;
+  o.target = avx512();
+  poly::WindowTileResult r = poly::tile_window_for_cpu(s.scop, s.schedule, o);
+  REQUIRE(r.applied);
+  CHECK(r.companions >= 2);  // BN (one or more statements) and Clip
+  CHECK(s.legal(r.schedule));
+  std::string ast = s.ast(r.schedule);
+  CAPTURE(ast);
+  // One loop nest per column part (full strips, the 8 left over): no whole-tensor epilogue loops after.
+  CHECK(top_level_fors(ast) == 2);
+  CHECK(ast.find("// vector") != std::string::npos);
+  o.epilogue = false;
+  poly::WindowTileResult off = poly::tile_window_for_cpu(s.scop, s.schedule, o);
+  CHECK(off.companions == 0);
+  CHECK(top_level_fors(s.ast(off.schedule)) > 2);
+}
+
+TEST_CASE("tile_window_for_cpu: a stride-2 depthwise conv and Clip keeps the Clip in its tiles") {
+  polytest::Scheduled s(depthwise_bn_clip(4, 15, 29, 3, 2, 1, false));
+  poly::WindowTileOptions o;
+  o.target = avx512();
+  poly::WindowTileResult r = poly::tile_window_for_cpu(s.scop, s.schedule, o);
+  REQUIRE(r.applied);
+  CHECK(r.companions >= 1);
+  CHECK(s.legal(r.schedule));
+  std::string ast = s.ast(r.schedule);
+  CAPTURE(ast);
+  std::size_t clip = ast.find("clip");
+  REQUIRE(clip != std::string::npos);
+  CHECK(clip < ast.rfind("// dw_0"));  // the Clip's code comes before the last window code: inside its tiles
+}
+
+TEST_CASE("tile_window_for_cpu: compile_cluster counts the epilogue in the window tiles") {
+  poly::PolyOptions po;
+  po.target = avx512();
+  Graph g = depthwise_bn_clip(6, 20, 40, 3, 1, 1, true);
+  poly::ClusterResult r = poly::compile_cluster(g, g.order(), po);
+  CHECK(r.stats["window_tiles"] >= 1);
+  CHECK(r.stats["statements_in_tiles"] >= 2);
+  CHECK(r.stats.count("epilogue_placements_rejected") == 0);
+}
+
+TEST_CASE("tile_window_for_cpu: random epilogues in the window tiles keep results equal (JIT and C)") {
+  const unsigned base_seed = 5353;
+  std::mt19937 shapes(base_seed);
+  std::vector<Graph> graphs;
+  std::vector<std::string> names;
+  for (int p = 0; p < 8; ++p) {
+    long c = 1 + static_cast<long>(shapes() % 5), h = 1 + static_cast<long>(shapes() % 19);
+    long w = 1 + static_cast<long>(shapes() % 41), k = p % 3 == 2 ? 5 : 3;
+    long stride = 1 + static_cast<long>(shapes() % 2), pad = static_cast<long>(shapes() % 3);
+    if (h + 2 * pad < k) h = k;
+    if (w + 2 * pad < k) w = k;
+    graphs.push_back(depthwise_bn_clip(c, h, w, k, stride, pad, p % 2 == 0, p % 4 == 1));
+    std::ostringstream what;
+    what << "dw c" << c << " " << h << "x" << w << " k" << k << " s" << stride << " p" << pad << (p % 2 == 0 ? " bn" : "")
+         << (p % 4 == 1 ? " bias" : "") << " clip";
+    names.push_back(what.str());
+  }
+  using polytest::Variant;
+  std::vector<Variant> variants;
+  int placed = 0;
+  for (std::size_t p = 0; p < graphs.size(); ++p) {
+    for (int v = 0; v < 3; ++v) {
+      unsigned seed = base_seed + static_cast<unsigned>(variants.size());
+      std::mt19937 rng(seed);
+      poly::PolyOptions po;
+      po.target = avx512();
+      int lanes[] = {1, 4, 8, 16};
+      po.target.vector_lanes = v == 0 ? 16 : lanes[rng() % 4];
+      po.target.vector_registers = rng() % 2 ? 32 : 16;
+      std::ostringstream what;
+      what << "lanes " << po.target.vector_lanes << " regs " << po.target.vector_registers;
+      if (v > 0 && rng() % 2) po.unroll = 1 + static_cast<long>(rng() % 7), what << " rows " << po.unroll;
+      Variant var{p, seed, what.str(), {}};
+      try {
+        var.cluster = poly::compile_cluster(graphs[p], graphs[p].order(), po);
+      } catch (const std::exception &e) {
+        FAIL_CHECK("seed " << seed << " " << names[p] << " " << var.what << ": " << e.what());
+        continue;
+      }
+      placed += var.cluster.stats.count("statements_in_tiles") ? 1 : 0;
+      var.cluster.kernel.name = "we" + std::to_string(variants.size());
+      var.cluster.name = var.cluster.kernel.name;
+      variants.push_back(std::move(var));
+    }
+  }
+  CHECK(placed > static_cast<int>(variants.size()) / 2);
+  polytest::check_variants(variants, graphs, names);
 }
 }
