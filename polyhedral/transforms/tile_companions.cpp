@@ -86,6 +86,18 @@ bool TileCompanions::same_element(const ScopStatement &t) const {
   return true;
 }
 
+std::vector<std::vector<const ScopStatement *>> TileCompanions::runs(
+    const std::vector<const ScopStatement *> &statements) {
+  std::vector<std::vector<const ScopStatement *>> out;
+  for (const ScopStatement *c : statements) {
+    bool joins = !out.empty() && !c->indices.empty();
+    for (std::size_t k = 0; joins && k < out.back().size(); ++k) joins = pointwise(*out.back()[k], *c);
+    if (joins) out.back().push_back(c);
+    else out.push_back({c});
+  }
+  return out;
+}
+
 void TileCompanions::add(const ScopStatement &t) {
   std::optional<isl::union_map> from = sources(t);
   if (from) placed_.emplace_back(&t, *from);

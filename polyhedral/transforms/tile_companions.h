@@ -49,6 +49,10 @@ public:
   /// point (bias -> activation), so one loop nest can run both.
   static bool pointwise(const ScopStatement &earlier, const ScopStatement &later);
 
+  /// `statements` (run one after another in a tile) cut into runs that can
+  /// share loops: each statement pointwise after every earlier one of its run.
+  static std::vector<std::vector<const ScopStatement *>> runs(const std::vector<const ScopStatement *> &statements);
+
 private:
   /// { t[...] -> main[...] }: the main instances an instance of `t` depends on.
   std::optional<isl::union_map> sources(const ScopStatement &t) const;

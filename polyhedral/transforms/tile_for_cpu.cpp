@@ -396,17 +396,6 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
   // Companions' own loops: their domain dimensions in order, inside the
   // tile; consecutive companions that are pointwise one after the other
   // share them (a sequence below one band).
-  auto runs_of = [&](const std::vector<const ScopStatement *> &cs) {
-    std::vector<std::vector<const ScopStatement *>> runs;
-    for (const ScopStatement *c : cs) {
-      bool joins = !runs.empty() && !c->indices.empty();
-      for (std::size_t k = 0; joins && k < (joins ? runs.back().size() : 0); ++k)
-        joins = TileCompanions::pointwise(*runs.back()[k], *c);
-      if (joins) runs.back().push_back(c);
-      else runs.push_back({c});
-    }
-    return runs;
-  };
   auto filter_of = [](const std::vector<const ScopStatement *> &run) {
     isl::union_set f(run.front()->domain);
     for (const ScopStatement *c : run) f = f.unite(isl::union_set(c->domain));
@@ -433,7 +422,7 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
                              const isl::union_set &main_filter,
                              const std::function<isl::schedule_node(isl::schedule_node)> &main_part,
                              const std::vector<const ScopStatement *> &post_list) {
-    auto pre = runs_of(pre_list), post = runs_of(post_list);
+    auto pre = TileCompanions::runs(pre_list), post = TileCompanions::runs(post_list);
     isl::union_set_list filters(node.ctx(), static_cast<int>(pre.size() + post.size() + 1));
     for (const auto &run : pre) filters = filters.add(filter_of(run));
     filters = filters.add(main_filter);

@@ -264,12 +264,13 @@ isl::schedule_node build_tile(isl::schedule_node node, const Window &w, const Wi
     if (w.init) runs.push_back({{w.init, w.init_tuple}});
     std::size_t main_at = runs.size();
     runs.push_back({});
-    for (const auto &e : w.epilogue) {
-      bool joins = runs.size() > main_at + 1;
-      for (std::size_t k = 0; joins && k < runs.back().size(); ++k)
-        joins = TileCompanions::pointwise(*runs.back()[k].first, *e.first);
-      if (joins) runs.back().push_back(e);
-      else runs.push_back({e});
+    std::vector<const ScopStatement *> after;
+    for (const auto &e : w.epilogue) after.push_back(e.first);
+    for (const auto &run : TileCompanions::runs(after)) {
+      runs.emplace_back();
+      for (const ScopStatement *c : run)
+        for (const auto &e : w.epilogue)
+          if (e.first == c) runs.back().push_back(e);
     }
     auto filter_of = [&](const auto &run) {
       isl::union_set f(s.domain.ctx(), "{ }");
