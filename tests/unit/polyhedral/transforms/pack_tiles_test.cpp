@@ -294,17 +294,10 @@ TEST_CASE("pack_tiles: random tile sizes and register tiles with packing forced 
       bool rows = rng() % 2, panels = rng() % 2;
       what << (rows ? " A+B" : " B") << (panels ? " panels" : " boxes");
       int packed = 0;
-      polytest::Variant v{p, seed, what.str(), {}};
-      try {
-        v.cluster = packed_cluster(graphs[p], po, forced(rows, panels), packed);
-      } catch (const std::exception &e) {
-        FAIL_CHECK("seed " << seed << " " << test::describe_case(pool[p]) << " " << v.what << ": " << e.what());
-        continue;
-      }
-      packed_kernels += packed > 0;
-      v.cluster.kernel.name = "pr" + std::to_string(variants.size());
-      v.cluster.name = v.cluster.kernel.name;
-      variants.push_back(std::move(v));
+      const polytest::Variant *added =
+          polytest::add_variant(variants, p, seed, what.str(), test::describe_case(pool[p]), "pr",
+                                [&] { return packed_cluster(graphs[p], po, forced(rows, panels), packed); });
+      if (added) packed_kernels += packed > 0;
     }
   }
   CHECK(packed_kernels >= static_cast<int>(variants.size()) / 2);

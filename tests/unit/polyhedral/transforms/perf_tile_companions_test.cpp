@@ -195,17 +195,10 @@ TEST_CASE("tile_companions: random tile sizes and vector widths over contraction
       std::mt19937 rng(seed);
       std::ostringstream what;
       poly::PolyOptions po = polytest::random_cpu_options(rng, what);
-      Variant var{p, seed, what.str(), {}};
-      try {
-        var.cluster = poly::compile_cluster(graphs[p], graphs[p].order(), po);
-      } catch (const std::exception &e) {
-        FAIL_CHECK("seed " << seed << " " << names[p] << " " << var.what << ": " << e.what());
-        continue;
-      }
-      with_companions += var.cluster.stats.count("statements_in_tiles") ? 1 : 0;
-      var.cluster.kernel.name = "ek" + std::to_string(variants.size());
-      var.cluster.name = var.cluster.kernel.name;
-      variants.push_back(std::move(var));
+      const polytest::Variant *added =
+          polytest::add_variant(variants, p, seed, what.str(), names[p], "ek",
+                                [&] { return poly::compile_cluster(graphs[p], graphs[p].order(), po); });
+      if (added) with_companions += added->cluster.stats.count("statements_in_tiles") ? 1 : 0;
     }
   }
   CHECK(with_companions >= static_cast<int>(variants.size()) * 3 / 4);

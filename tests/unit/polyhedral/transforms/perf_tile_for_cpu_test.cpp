@@ -179,17 +179,10 @@ TEST_CASE("tile_for_cpu: random tile sizes, unroll factors and vector widths kee
       std::mt19937 rng(seed);
       std::ostringstream what;
       poly::PolyOptions po = polytest::random_cpu_options(rng, what);
-      Variant var{p, seed, what.str(), {}};
-      try {
-        var.cluster = poly::compile_cluster(graphs[p], graphs[p].order(), po);
-      } catch (const std::exception &e) {
-        FAIL_CHECK("seed " << seed << " " << test::describe_case(pool[p]) << " " << var.what << ": " << e.what());
-        continue;
-      }
-      applied += var.cluster.stats.count("bands_tiled") ? 1 : 0;
-      var.cluster.kernel.name = "pk" + std::to_string(variants.size());
-      var.cluster.name = var.cluster.kernel.name;
-      variants.push_back(std::move(var));
+      const polytest::Variant *added =
+          polytest::add_variant(variants, p, seed, what.str(), test::describe_case(pool[p]), "pk",
+                                [&] { return poly::compile_cluster(graphs[p], graphs[p].order(), po); });
+      if (added) applied += added->cluster.stats.count("bands_tiled") ? 1 : 0;
     }
   }
   CHECK(applied >= static_cast<int>(variants.size()) * 3 / 4);

@@ -215,17 +215,10 @@ TEST_CASE("tile_window_for_cpu: random register tiles and vector widths keep res
       std::ostringstream what;
       what << "lanes " << po.target.vector_lanes << " regs " << po.target.vector_registers;
       if (v > 0 && rng() % 2) po.unroll = 1 + static_cast<long>(rng() % 7), what << " rows " << po.unroll;
-      Variant var{p, seed, what.str(), {}};
-      try {
-        var.cluster = poly::compile_cluster(graphs[p], graphs[p].order(), po);
-      } catch (const std::exception &e) {
-        FAIL_CHECK("seed " << seed << " " << test::describe_case(pool[p]) << " " << var.what << ": " << e.what());
-        continue;
-      }
-      applied += var.cluster.stats.count("window_tiles") ? 1 : 0;
-      var.cluster.kernel.name = "wk" + std::to_string(variants.size());
-      var.cluster.name = var.cluster.kernel.name;
-      variants.push_back(std::move(var));
+      const polytest::Variant *added =
+          polytest::add_variant(variants, p, seed, what.str(), test::describe_case(pool[p]), "wk",
+                                [&] { return poly::compile_cluster(graphs[p], graphs[p].order(), po); });
+      if (added) applied += added->cluster.stats.count("window_tiles") ? 1 : 0;
     }
   }
   CHECK(applied == static_cast<int>(variants.size()));
@@ -308,17 +301,10 @@ TEST_CASE("tile_window_for_cpu: random epilogues in the window tiles keep result
       std::ostringstream what;
       what << "lanes " << po.target.vector_lanes << " regs " << po.target.vector_registers;
       if (v > 0 && rng() % 2) po.unroll = 1 + static_cast<long>(rng() % 7), what << " rows " << po.unroll;
-      Variant var{p, seed, what.str(), {}};
-      try {
-        var.cluster = poly::compile_cluster(graphs[p], graphs[p].order(), po);
-      } catch (const std::exception &e) {
-        FAIL_CHECK("seed " << seed << " " << names[p] << " " << var.what << ": " << e.what());
-        continue;
-      }
-      placed += var.cluster.stats.count("statements_in_tiles") ? 1 : 0;
-      var.cluster.kernel.name = "we" + std::to_string(variants.size());
-      var.cluster.name = var.cluster.kernel.name;
-      variants.push_back(std::move(var));
+      const polytest::Variant *added =
+          polytest::add_variant(variants, p, seed, what.str(), names[p], "we",
+                                [&] { return poly::compile_cluster(graphs[p], graphs[p].order(), po); });
+      if (added) placed += added->cluster.stats.count("statements_in_tiles") ? 1 : 0;
     }
   }
   CHECK(placed > static_cast<int>(variants.size()) / 2);

@@ -13,6 +13,7 @@
 
 #include <doctest/doctest.h>
 
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <random>
@@ -65,6 +66,25 @@ struct Variant {
   std::string what;
   atl::poly::ClusterResult cluster;
 };
+
+/// Adds variant `source` of a sweep compiled by `compile`, its kernel named
+/// `prefix` + its index; a compile error fails the check (naming the seed,
+/// `name` and `what`) and adds nothing. Returns the variant, or nullptr.
+inline const Variant *add_variant(std::vector<Variant> &variants, std::size_t source, unsigned seed, std::string what,
+                                  const std::string &name, const std::string &prefix,
+                                  const std::function<atl::poly::ClusterResult()> &compile) {
+  Variant v{source, seed, std::move(what), {}};
+  try {
+    v.cluster = compile();
+  } catch (const std::exception &e) {
+    FAIL_CHECK("seed " << seed << " " << name << " " << v.what << ": " << e.what());
+    return nullptr;
+  }
+  v.cluster.kernel.name = prefix + std::to_string(variants.size());
+  v.cluster.name = v.cluster.kernel.name;
+  variants.push_back(std::move(v));
+  return &variants.back();
+}
 
 /// Builds every variant's kernel once through the JIT and once through C, runs
 /// each on its graph's inputs and checks it against the reference; `names`
