@@ -8,6 +8,7 @@
 #include "polyhedral/schedule/schedule.h"
 #include "polyhedral/scop/scop.h"
 #include "polyhedral/transforms/contract_arrays.h"
+#include "polyhedral/transforms/reuse_temporaries.h"
 #include "polyhedral/transforms/fuse_sibling_bands.h"
 #include "polyhedral/transforms/pack_tiles.h"
 #include "polyhedral/transforms/tile_for_cpu.h"
@@ -198,6 +199,13 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
       if (!c.arrays.empty()) {
         r.stats["arrays_contracted"] += static_cast<long>(c.arrays.size());
         r.stats["contracted_bytes_saved"] += static_cast<long>(c.bytes_before - c.bytes_after);
+      }
+    }
+    if (options.reuse_temporaries) {
+      ReuseResult u = reuse_temporaries(scop, r.kernel);
+      if (!u.reused.empty()) {
+        r.stats["temporaries_reused"] += static_cast<long>(u.reused.size());
+        r.stats["reused_bytes_saved"] += static_cast<long>(u.bytes_saved);
       }
     }
     count_marks(*r.kernel.body, r.stats);

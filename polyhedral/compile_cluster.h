@@ -35,6 +35,9 @@ struct PolyOptions {
   /// Array contraction (transforms/contract_arrays): temporaries used within
   /// one iteration of an outer loop nest become local buffers.
   bool contract = true;
+  /// In-place epilogues (transforms/reuse_temporaries): a temporary whose only
+  /// reader is an elementwise statement takes the storage that statement writes.
+  bool reuse_temporaries = true;
   /// Packing (transforms/pack_tiles): a cache tile's panel of a GEMM operand
   /// copied into a local buffer where the cost model says it pays.
   bool pack = true;

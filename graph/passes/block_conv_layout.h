@@ -15,6 +15,11 @@ struct BlockConvOptions {
   std::int64_t min_macs = 1 << 20;       ///< smaller convs stay in NCHW (conversions would dominate)
   std::int64_t min_reduction = 16;       ///< Ci * Kh * Kw below this: too little work per output element
   double max_padding = 1.5;              ///< padded Co / Co above this: too many wasted lanes
+  /// A 1x1 stride-1 conv of an NCHW input that widens the channels (Co > Ci)
+  /// or pads its last block stays in NCHW: as a GEMM over contiguous pixels
+  /// it is faster there (measured on 56x56: 24 -> 144 channels 0.21 vs 0.27 ms,
+  /// 144 -> 24 0.24 vs 0.39 ms with its conversion; 256 -> 64 stays blocked).
+  bool pointwise_nchw = true;
 };
 
 /// Blocked-layout convolution.

@@ -3,6 +3,7 @@ target_sources(atoll_poly PRIVATE
   transforms/tile_bands.cpp
   transforms/permute_band.cpp
   transforms/contract_arrays.cpp
+  transforms/reuse_temporaries.cpp
   transforms/fuse_sibling_bands.cpp
   transforms/tree_edit.cpp
 )

@@ -6,6 +6,7 @@
 #include "graph/ir/ops/ops_util.h"
 
 #include <functional>
+#include <optional>
 #include <set>
 
 namespace atl::ops {
@@ -188,10 +189,18 @@ namespace atl {
 namespace {
 
 /// Reads in `e`: false when one is neither at exactly `lhs` nor of a tensor of
-/// lower rank, or is guarded; counts the reads at `lhs`.
+/// lower rank, or is a guarded read of full rank; counts the reads at `lhs`.
 bool pointwise_reads(const compute::Expr &e, const compute::Expr &lhs, int &identity) {
   using compute::ExprKind;
-  if (e.kind == ExprKind::Guard) return false;
+  if (e.kind == ExprKind::Guard) {
+    // A guarded read of a lower-rank tensor (a per-channel parameter of a
+    // padded channel block) broadcasts like an unguarded one.
+    const compute::Expr &r = *e.args[0];
+    if (r.kind != ExprKind::Read || r.name == lhs.name || r.args.size() >= lhs.args.size()) return false;
+    for (const compute::ExprPtr &a : e.args)
+      if (!pointwise_reads(*a, lhs, identity)) return false;
+    return true;
+  }
   if (e.kind == ExprKind::Read) {
     if (e.name == lhs.name) return false;
     bool same = e.args.size() == lhs.args.size();
@@ -217,13 +226,12 @@ PatternKind compute_pattern(const OpContext &ctx) {
   } catch (const std::exception &) {
     return PatternKind::Opaque;
   }
-  if (p->statements.size() != 1) return PatternKind::Opaque;
-  const compute::Statement &st = p->statements[0];
-  if (!st.lhs || !st.rhs) return PatternKind::Opaque;
-  if (st.op == compute::AssignOp::Assign && !st.init && st.rhs->kind == compute::ExprKind::Read &&
-      st.rhs->name != st.lhs->name) {
-    // A copy `Y(f(i, ...)) = X(g(i, ...))` (a layout conversion): data
-    // movement, unless it is the identity.
+  // A copy `Y(f(i, ...)) = X(g(i, ...))` (a layout conversion): data
+  // movement, unless it is the identity.
+  auto copy_kind = [](const compute::Statement &st) -> std::optional<PatternKind> {
+    if (!st.lhs || !st.rhs || st.op != compute::AssignOp::Assign || st.init ||
+        st.rhs->kind != compute::ExprKind::Read || st.rhs->name == st.lhs->name)
+      return std::nullopt;
     bool plain = true;
     std::function<void(const compute::Expr &)> check = [&](const compute::Expr &e) {
       if (e.kind == compute::ExprKind::Read || e.kind == compute::ExprKind::Guard) plain = false;
@@ -231,13 +239,24 @@ PatternKind compute_pattern(const OpContext &ctx) {
     };
     for (const compute::ExprPtr &a : st.rhs->args) check(*a);
     for (const compute::ExprPtr &a : st.lhs->args) check(*a);
+    if (!plain) return std::nullopt;
     std::set<std::string> vars;
     bool identity = st.lhs->args.size() == st.rhs->args.size();
     for (std::size_t i = 0; identity && i < st.lhs->args.size(); ++i)
       identity = st.lhs->args[i]->kind == compute::ExprKind::Var && st.rhs->args[i]->kind == compute::ExprKind::Var &&
                  st.lhs->args[i]->name == st.rhs->args[i]->name && vars.insert(st.lhs->args[i]->name).second;
-    if (plain) return identity ? PatternKind::Elementwise : PatternKind::Injective;
+    return identity ? PatternKind::Elementwise : PatternKind::Injective;
+  };
+  if (p->statements.size() > 1) {
+    // Several copies into one tensor (a conversion whose last channel block
+    // is partial): data movement.
+    for (const compute::Statement &st : p->statements)
+      if (!copy_kind(st) || st.lhs->name != p->statements[0].lhs->name) return PatternKind::Opaque;
+    return PatternKind::Injective;
   }
+  const compute::Statement &st = p->statements[0];
+  if (!st.lhs || !st.rhs) return PatternKind::Opaque;
+  if (auto k = copy_kind(st)) return *k;
   std::set<std::string> seen;
   for (const compute::ExprPtr &a : st.lhs->args)
     if (a->kind != compute::ExprKind::Var || !seen.insert(a->name).second) return PatternKind::Opaque;

@@ -149,6 +149,10 @@ TEST_CASE("compute_pattern: pointwise assignments, copies, contractions and the 
   CHECK(pattern("y(i) +=! a(i, j)", {"a"}, {{2, 3}}) == PatternKind::Opaque);              // reduction
   CHECK(pattern("y(i) = guard(a(i - 1), 0) where i in 0:3", {"a"}, {{3}}) == PatternKind::Opaque);  // guarded
   CHECK(pattern("t(i) = a(i)\ny(i) = t(i)", {"a"}, {{3}}) == PatternKind::Opaque);        // two statements
+  CHECK(pattern("y(i, j) = a(i, j) * guard(s(j + 1), 0) where i in 0:2, j in 0:3", {"a", "s"}, {{2, 3}, {3}}) ==
+        PatternKind::Broadcast);  // a guarded per-column parameter (a padded channel block)
+  CHECK(pattern("y(i) = a(i) where i in 0:2\ny(i + 2) = b(i) where i in 0:1", {"a", "b"}, {{2}, {1}}) ==
+        PatternKind::Injective);  // copies into parts of one tensor (a conversion with a partial block)
   CHECK(pattern("y(i) = 2 * i where i in 0:3", {}, {}) == PatternKind::Opaque);            // reads nothing
 }
 }

@@ -62,6 +62,7 @@ BlockConvOptions always() {
   o.min_macs = 0;
   o.min_reduction = 0;
   o.max_padding = 16;
+  o.pointwise_nchw = false;
   return o;
 }
 
@@ -184,6 +185,25 @@ TEST_CASE("block_conv_layout: run-time BatchNormalization between convs stays bl
     CHECK(st.counts["conversions to NCHW"] == 1);  // only the graph output
     CHECK(count_op(out, "BatchNormalization") == 0);
     CHECK(max_output_difference(g, out) < 1e-4);
+  }
+}
+
+TEST_CASE("block_conv_layout: a 1x1 conv of an NCHW input that widens or pads the channels stays NCHW") {
+  // (Ci, Co, blocked?): 256 -> 64 narrows with full blocks; 24 -> 144 widens; 144 -> 24 pads its last block.
+  for (auto [ci, co, blocked] : {std::tuple{256, 64, true}, std::tuple{24, 144, false}, std::tuple{144, 24, false}}) {
+    CAPTURE(ci);
+    CAPTURE(co);
+    Graph g = conv_graph({1, ci, 20, 20, co, 1, 1});
+    PassStats st;
+    BlockConvOptions o;
+    o.min_macs = 0;
+    Graph out = eliminate_dead_nodes(block_conv_layout(g, &st, o));
+    CHECK(st.counts["convs blocked"] == (blocked ? 1 : 0));
+    CHECK(count_op(out, "Conv") == (blocked ? 0 : 1));
+    o.pointwise_nchw = false;
+    PassStats forced;
+    block_conv_layout(g, &forced, o);
+    CHECK(forced.counts["convs blocked"] == 1);
   }
 }
 

@@ -105,6 +105,7 @@ TEST_CASE("contraction is an option, and a graph output is never contracted") {
   Graph g = bias_gelu(4, 8);
   PolyOptions o;
   o.contract = false;
+  o.reuse_temporaries = false;
   ClusterResult r = polytest::compile(g, o);
   CHECK(r.kernel.locals.empty());
   CHECK(r.stats.count("arrays_contracted") == 0);

@@ -4,6 +4,7 @@ target_sources(atoll_tests PRIVATE
   unit/polyhedral/transforms/permute_band_test.cpp
   unit/polyhedral/isl/isl_context_test.cpp
   unit/polyhedral/transforms/contract_fuse_test.cpp
+  unit/polyhedral/transforms/reuse_temporaries_test.cpp
   unit/polyhedral/transforms/pack_tiles_test.cpp
   unit/src/ops/random_schedules_test.cpp
 )

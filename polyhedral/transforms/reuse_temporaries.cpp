@@ -1,0 +1,122 @@
+// In-place epilogues: temporaries take the storage of the array their only
+// elementwise reader writes (see reuse_temporaries.h).
+#include "polyhedral/transforms/reuse_temporaries.h"
+
+#include <atoll/dtype.h>
+
+#include <map>
+#include <set>
+
+namespace atl::poly {
+
+namespace {
+
+const LArray *kernel_array(const LKernel &k, const std::string &name) {
+  for (const LArray &a : k.arrays)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+/// The array whose storage temporary `t` can take, or "" (the conditions of
+/// reuse_temporaries.h, on the SCoP).
+std::string storage_for(const Scop &scop, const LKernel &kernel, const LArray &t) {
+  const ScopStatement *reader = nullptr;
+  for (const ScopStatement &s : scop.statements)
+    for (const ScopAccess &r : s.reads)
+      if (r.array == t.name) {
+        if (reader && reader != &s) return "";
+        reader = &s;
+      }
+  if (!reader || reader->init || reader->op != compute::AssignOp::Assign) return "";
+  const std::string &u = reader->write.array;
+  if (u == t.name) return "";
+  const LArray *ua = kernel_array(kernel, u);
+  if (!ua || (ua->role != LArray::Role::Output && ua->role != LArray::Role::Temporary)) return "";
+  if (ua->dtype != t.dtype || ua->shape != t.shape) return "";
+  for (const ScopAccess &r : reader->reads) {
+    if (r.array == u) return "";
+    if (r.array != t.name) continue;
+    if (r.guarded || r.indirect) return "";
+    if (!r.relation.set_range_tuple(u).is_equal(reader->write.relation)) return "";
+  }
+  for (const ScopStatement &s : scop.statements)
+    if (&s != reader && s.write.array == u) return "";
+  if (!reader->write.relation.intersect_domain(reader->domain).is_injective()) return "";
+  return u;
+}
+
+/// Every load and store of a renamed array refers to its storage instead.
+class Renamer {
+public:
+  explicit Renamer(const std::map<std::string, std::string> &to) : to_(to) {}
+
+  LStmtPtr stmt(const LStmtPtr &s) const {
+    if (!s) return s;
+    auto copy = std::make_shared<LStmt>(*s);
+    for (LStmtPtr &c : copy->body) c = stmt(c);
+    if (copy->then_body) copy->then_body = stmt(copy->then_body);
+    if (copy->else_body) copy->else_body = stmt(copy->else_body);
+    if (copy->init) copy->init = expr(copy->init);
+    if (copy->cond) copy->cond = expr(copy->cond);
+    if (copy->value) copy->value = expr(copy->value);
+    for (LExprPtr &i : copy->indices) i = expr(i);
+    if (copy->kind == LStmtKind::Store) copy->array = name(copy->array);
+    return copy;
+  }
+
+private:
+  LExprPtr expr(const LExprPtr &e) const {
+    auto copy = std::make_shared<LExpr>(*e);
+    for (LExprPtr &a : copy->args) a = expr(a);
+    if (copy->kind == LExprKind::Load) copy->name = name(copy->name);
+    return copy;
+  }
+
+  const std::string &name(const std::string &n) const {
+    auto it = to_.find(n);
+    return it == to_.end() ? n : it->second;
+  }
+
+  const std::map<std::string, std::string> &to_;
+};
+
+std::int64_t bytes_of(const LArray &a) {
+  std::int64_t n = static_cast<std::int64_t>(dtype_size(a.dtype));
+  for (const Dim &d : a.shape) n *= d.is_symbolic() ? 1 : d.value;
+  return n;
+}
+
+}  // namespace
+
+ReuseResult reuse_temporaries(const Scop &scop, LKernel &kernel) {
+  ReuseResult r;
+  if (!kernel.body) return r;
+  std::map<std::string, std::string> next;  // temporary -> the array its reader writes
+  for (const LArray &a : kernel.arrays)
+    if (a.role == LArray::Role::Temporary)
+      if (std::string u = storage_for(scop, kernel, a); !u.empty()) next.emplace(a.name, u);
+  // Follow chains to the array that is not renamed itself; a cycle renames nothing.
+  std::map<std::string, std::string> to;
+  for (const auto &[t, first] : next) {
+    std::string u = first;
+    std::set<std::string> seen = {t};
+    while (next.count(u) && seen.insert(u).second) u = next.at(u);
+    if (!next.count(u)) to.emplace(t, u);
+  }
+  if (to.empty()) return r;
+  kernel.body = Renamer(to).stmt(kernel.body);
+  std::vector<LArray> kept;
+  for (LArray &a : kernel.arrays) {
+    auto it = to.find(a.name);
+    if (it == to.end()) {
+      kept.push_back(std::move(a));
+      continue;
+    }
+    r.reused.emplace_back(a.name, it->second);
+    r.bytes_saved += bytes_of(a);
+  }
+  kernel.arrays = std::move(kept);
+  return r;
+}
+
+}  // namespace atl::poly
