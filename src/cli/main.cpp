@@ -227,6 +227,36 @@ void print_compiled_header(std::ostream &os, const Graph &graph, const Scheduled
     os << "// folded constant: " << name << " " << dtype_name(t.dtype) << shape_to_string(t.shape) << "\n";
 }
 
+/// What the polyhedral layer made of each multi-operator cluster: the
+/// operators that share an outermost loop nest, and the clusters it split
+/// (fused in the graph, not in the code). Compiles the clusters (no code).
+void print_polyhedral_parts(std::ostream &os, const Graph &graph, const Args &a) {
+  CompileOptions co;
+  co.target = a.target;
+  co.scheduler = a.scheduler;
+  ScheduledGraph scheduled;
+  try {
+    scheduled = schedule_graph(graph, co);
+  } catch (const UserError &e) {
+    os << "loop nests: not available, the polyhedral layer failed: " << e.what() << "\n";
+    return;
+  }
+  long split = 0;
+  for (const ClusterLayout &l : scheduled.layouts) split += l.split();
+  os << "loop nests of the kernels (polyhedral layer): " << split << (split == 1 ? " cluster split\n" : " clusters split\n");
+  for (const ClusterLayout &l : scheduled.layouts) {
+    if (l.nodes.size() < 2) continue;
+    os << "  kernel " << l.name << ": " << l.loop_nests << (l.loop_nests == 1 ? " loop nest" : " loop nests");
+    os << (l.split() ? ", split into" : ", one part:");
+    for (const auto &part : l.parts) {
+      os << " [";
+      for (std::size_t i = 0; i < part.size(); ++i) os << (i ? " " : "") << part[i];
+      os << "]";
+    }
+    os << "\n";
+  }
+}
+
 /// Prints one stage of one graph (cli.md, `explain`). Every stage after
 /// `graph` shows what compile and run compile: the graph as prepare_graph
 /// simplifies it, its clusters, each cluster through schedule_graph.
@@ -280,6 +310,7 @@ int run_explain(const Args &a) {
     std::size_t kernels = plan.fusion.clusters.size();
     std::cout << "clusters of " << graph.name << ": " << kernels << (kernels == 1 ? " kernel\n" : " kernels\n");
     fusion::print_clusters(std::cout, prep.graph, plan.fusion, plan.no_kernel);
+    print_polyhedral_parts(std::cout, graph, a);
     return 0;
   }
   CompileOptions co;
