@@ -23,7 +23,9 @@ struct GemmShape {
 
 const GemmShape kShapes[] = {{256, 256, 256, true},   {512, 512, 512, false},   {1024, 1024, 1024, true},
                              {2048, 2048, 2048, false}, {1000, 1000, 1000, false}, {127, 255, 63, true},
-                             {4096, 64, 4096, false}};
+                             {4096, 64, 4096, false},
+                             // BERT-base at sequence length 64: q/k/v/attention output, FFN in, FFN out.
+                             {64, 768, 768, true},     {64, 3072, 768, false},   {64, 768, 3072, false}};
 
 }  // namespace
 

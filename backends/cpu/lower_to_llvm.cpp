@@ -247,7 +247,15 @@ private:
     return v;
   }
 
+  /// The loops around the statement being lowered, outermost first.
+  std::vector<const LStmt *> loops_;
+
   void loop(const LStmt &s) {
+    loops_.push_back(&s);
+    struct Pop {
+      std::vector<const LStmt *> &v;
+      ~Pop() { v.pop_back(); }
+    } pop{loops_};
     if (s.marks.count(poly::mark::kParallel))
       if (auto ub = loop_upper_bound(s)) return parallel_loop(s, *ub);
     if (!promo_ && !partials_ && lanes_ > 1 && vt_->isFloatTy())
@@ -361,8 +369,10 @@ private:
     reduction_depth_ += reduction;
     for (std::int64_t t = 0; t < n; ++t) {
       frame_.vars[s.iterator] = b_.CreateNSWAdd(start, b_.getInt64(t * s.step));
+      repeats_ += t > 0;
       for (const poly::LStmtPtr &c : s.body)
         if (c) stmt(*c);
+      repeats_ -= t > 0;
     }
     reduction_depth_ -= reduction;
   }
@@ -594,6 +604,7 @@ private:
     const ArrayView &a = view(s.array);
     llvm::Value *p = element_ptr(a, offset(a, index_list(s.indices)));
     if (promoted(s)) return promoted_store(s, p, true);
+    if (s.op == compute::AssignOp::Assign) prefetch_next_tile(s);
     llvm::Value *v = vector_value(*s.value);
     if (s.op != compute::AssignOp::Assign) v = combine(s.op, b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4)), v);
     if (&s == streaming_now_) {
@@ -605,6 +616,44 @@ private:
       return;
     }
     b_.CreateAlignedStore(v, p, llvm::Align(4));
+  }
+
+  /// A copy into a local buffer (a packed cache tile) from an argument
+  /// array: the element the same copy reads at the next iteration of the
+  /// cache-tile loop that moves along the source's rows (the innermost loop
+  /// around the buffer's own loop whose iterator is in the second-to-last
+  /// subscript: the next k block) is prefetched into L2 now, so that the
+  /// next copy does not wait on memory: the transfer overlaps the tiles'
+  /// computation in between.
+  void prefetch_next_tile(const LStmt &s) {
+    auto is_local = [&](const std::string &name) {
+      return std::any_of(k_.locals.begin(), k_.locals.end(), [&](const poly::LArray &a) { return a.name == name; });
+    };
+    if (!is_local(s.array) || !s.value || s.value->kind != LExprKind::Load || is_local(s.value->name)) return;
+    const std::size_t rank = view(s.value->name).strides.size();
+    if (rank < 2 || s.value->args.size() != rank) return;
+    std::size_t owner = loops_.size();
+    while (owner > 0 && std::find(loops_[owner - 1]->locals.begin(), loops_[owner - 1]->locals.end(), s.array) ==
+                            loops_[owner - 1]->locals.end())
+      --owner;
+    const LStmt *next = nullptr;
+    for (std::size_t l = owner; l-- > 0 && !next;) {
+      std::optional<std::int64_t> c = coefficient(*s.value->args[rank - 2], loops_[l]->iterator);
+      if (c && *c != 0 && frame_.vars.count(loops_[l]->iterator)) next = loops_[l];
+    }
+    if (next) prefetch_moved(*s.value, next->iterator, next->step);
+  }
+
+  /// Prefetches (into L2: prefetcht1) the element `load` reads with
+  /// `iterator` moved by `delta`; not inbounds: past the last tile the
+  /// address is outside the array, where a prefetch does nothing.
+  void prefetch_moved(const LExpr &load, const std::string &iterator, std::int64_t delta) {
+    const ArrayView &src = view(load.name);
+    ScopedVar moved(frame_, iterator);
+    frame_.vars[iterator] = b_.CreateNSWAdd(frame_.vars[iterator], b_.getInt64(delta));
+    llvm::Value *ahead = b_.CreateGEP(storage_type(src.decl->dtype), src.base, offset(src, index_list(load.args)));
+    b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ahead->getType()},
+                       {ahead, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
   }
 
   // ---- accumulators in registers ---------------------------------------------------------------
@@ -624,7 +673,35 @@ private:
     bool collecting = true;
     std::size_t next = 0;
     std::vector<Accumulator> acc;
+    const LStmt *loop = nullptr;  ///< the reduction loop
   };
+  /// Unrolled iterations after the first around the code being emitted.
+  int repeats_ = 0;
+
+  /// In a register tile's reduction loop (k, promoted accumulators), a vector
+  /// read of an argument array whose rows move with k (the unpacked column
+  /// operand B[k, n]): the element one k block further (k + the block's
+  /// length: how the loop's start moves with the cache-tile loop around it)
+  /// is prefetched into L2, once per vector of the first unrolled row, so the
+  /// next block's operand streams in while this one computes.
+  void prefetch_next_block(const LExpr &e) {
+    if (!promo_ || promo_->collecting || !promo_->loop || repeats_ > 0) return;
+    for (const poly::LArray &a : k_.locals)
+      if (a.name == e.name) return;
+    const LStmt &k = *promo_->loop;
+    const std::size_t rank = e.args.size();
+    if (rank < 2) return;
+    std::optional<std::int64_t> moves = coefficient(*e.args[rank - 2], k.iterator);
+    if (!moves || *moves == 0) return;
+    auto at = std::find(loops_.begin(), loops_.end(), &k);
+    std::int64_t delta = 0;
+    for (auto l = at; l != loops_.begin() && delta == 0;) {
+      --l;
+      std::optional<std::int64_t> c = coefficient(*k.init, (*l)->iterator);
+      if (c && *c != 0) delta = *c * (*l)->step;
+    }
+    if (delta != 0) prefetch_moved(e, k.iterator, delta);
+  }
   Promotion *promo_ = nullptr;
 
   bool promoted(const LStmt &s) const { return promo_ && s.op != compute::AssignOp::Assign && promo_->arrays.count(s.array); }
@@ -648,6 +725,7 @@ private:
   /// A reduction loop with its accumulators promoted (see above).
   void promoted_loop(const LStmt &s, llvm::Value *start, const std::set<std::string> &arrays) {
     Promotion promo;
+    promo.loop = &s;
     promo.arrays = arrays;
     Promotion *outer = promo_;
     promo_ = &promo;
@@ -722,6 +800,7 @@ private:
       if (!moves) return splat(b_.CreateLoad(b_.getFloatTy(), p));
       std::int64_t stride = *coefficient(*e.args.back(), current_vector_iterator_);
       if (stride != 1) return emit_strided_load(b_, p, stride, static_cast<unsigned>(lanes_));
+      prefetch_next_block(e);
       return b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4));
     }
     case LExprKind::ToValue: return splat(b_.CreateSIToFP(index(*e.args[0]), vt_));

@@ -119,9 +119,11 @@ PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const Cpu
     if (shape.size() != rank) continue;
     // Reuse: the tile's iterations per copied element (dimensions the read does not use).
     long reuse = 1;
+    bool reuse_known = true;  // every reusing dimension has a constant extent
     for (std::size_t d = 0; d < s->indices.size(); ++d) {
       if (involves_in_dim(access, static_cast<int>(d))) continue;
       long e = tiling::extent(s->domain, static_cast<int>(d));
+      reuse_known = reuse_known && e > 0;
       long t = d < tiled.cache_sizes.size() && tiled.cache_sizes[d] > 0 ? tiled.cache_sizes[d] : e;
       reuse *= std::max(1L, e > 0 ? std::min(t, e) : t);
     }
@@ -147,9 +149,14 @@ PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const Cpu
     }
     long bytes = elt;
     for (long e : shape) bytes *= e;
-    if (reuse < o.min_reuse || !strided || !conflicts || bytes > std::min(o.max_bytes, o.target.l2_bytes)) {
-      why = r.array + ": reuse " + std::to_string(reuse) + ", " + std::to_string(bytes) + " bytes" +
-            (strided ? "" : ", one row") + (conflicts ? "" : ", no set conflicts");
+    // Few rows (M = 64): each element of the GEMM's vector operand serves
+    // few multiply-adds, so its copy costs more than in-place reads from L2
+    // (the backend prefetches the next k block in the micro-kernel).
+    bool few_rows = panel > 0 && reuse_known && reuse < o.min_column_reuse;
+    if (reuse < o.min_reuse || few_rows || !strided || !conflicts ||
+        bytes > std::min(o.max_bytes, o.target.l2_bytes)) {
+      why = r.array + ": reuse " + std::to_string(reuse) + (few_rows ? " (few rows)" : "") + ", " +
+            std::to_string(bytes) + " bytes" + (strided ? "" : ", one row") + (conflicts ? "" : ", no set conflicts");
       continue;
     }
     Choice c{&r, fp, box, {}};
@@ -187,9 +194,15 @@ PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const Cpu
                                              "]] -> " + pack + "[" + list("o", rank) + ", " + shift + "]" + cond + " }");
     isl::map ext = origin.range_product(c.footprint).apply_range(to_pack);
     isl::schedule_node graft = isl::schedule_node::from_extension(isl::union_map(ext));
+    // Loop order: with panels, the rows (j) outside the panels (p) and the
+    // columns (l) innermost, so the source is read row by row, contiguously
+    // across the panels (the hardware prefetcher streams it from memory).
+    std::vector<std::size_t> order;
+    for (std::size_t d = rank + (panel > 0 ? 1 : 0); d + (panel > 0 ? 1 : 0) < dims; ++d) order.push_back(d);
+    if (panel > 0) order.push_back(rank), order.push_back(dims - 1);
     std::string members;
-    for (std::size_t d = rank; d < dims; ++d)
-      members += std::string(d > rank ? ", " : "") + "{ " + pack + "[" + list("z", dims) + "] -> [(z" +
+    for (std::size_t d : order)
+      members += std::string(members.empty() ? "" : ", ") + "{ " + pack + "[" + list("z", dims) + "] -> [(z" +
                  std::to_string(d) + ")] }";
     graft = graft.child(0).insert_partial_schedule(isl::multi_union_pw_aff(scop.context.ctx(), "[" + members + "]"));
     graft = graft.parent();

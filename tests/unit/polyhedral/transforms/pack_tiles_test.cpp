@@ -4,6 +4,7 @@
 // random tile sizes) whose JIT and C code equal the reference with packing on.
 #include <atoll/pipeline.h>
 
+#include "backends/cpu/cpu_backend.h"
 #include "polyhedral/compile_cluster.h"
 #include "polyhedral/transforms/contract_arrays.h"
 #include "polyhedral/transforms/pack_tiles.h"
@@ -32,6 +33,7 @@ poly::CpuTarget avx512(int cores = 1) { return polytest::avx512_target(cores); }
 poly::PackOptions forced(bool rows, bool panels = true) {
   poly::PackOptions o;
   o.min_reuse = 1;
+  o.min_column_reuse = 0;
   o.conflict_stride = 0;
   o.rows = rows;
   o.panels = panels;
@@ -159,7 +161,8 @@ TEST_CASE("pack_tiles: the B panel in micro-panel order ([n / NR][k][NR]) is rea
   CHECK(p.packs[0].panel == 64);
   CHECK(p.packs[0].shape == std::vector<long>{2, 8, 64});  // 128 columns = 2 panels of 8 x 64
   std::string yaml = poly::schedule_to_yaml(p.schedule);
-  CHECK_MESSAGE(yaml.find(R"(schedule: "[{ pack_x1[z0, z1, z2, z3, z4] -> [(z2)] }, { pack_x1[z0, z1, z2, z3, z4] -> [(z3)] }, )"
+  // Copy loops: rows of the source outside the panels, so each row is read contiguously across them.
+  CHECK_MESSAGE(yaml.find(R"(schedule: "[{ pack_x1[z0, z1, z2, z3, z4] -> [(z3)] }, { pack_x1[z0, z1, z2, z3, z4] -> [(z2)] }, )"
                           R"({ pack_x1[z0, z1, z2, z3, z4] -> [(z4)] }]")") != std::string::npos,
                 yaml);
   poly::AstOptions ao;
@@ -167,8 +170,8 @@ TEST_CASE("pack_tiles: the B panel in micro-panel order ([n / NR][k][NR]) is rea
   std::ostringstream os;
   poly::print_loop_ast(os, poly::build_ast(s.scop, s.deps, p.schedule, ao));
   std::string ast = os.str();
-  // Copy: panel, row, lane; 64 consecutive floats of a row of x1 into 64 consecutive floats of the buffer.
-  CHECK_MESSAGE(ast.find("x1_pack[c3, c4, c5] = x1[((8 * c2) + c4), ((128 * c1) + ((64 * c3) + c5))];  // pack_x1") !=
+  // Copy: row, panel, lane; 64 consecutive floats of a row of x1 into 64 consecutive floats of the buffer.
+  CHECK_MESSAGE(ast.find("x1_pack[c4, c3, c5] = x1[((8 * c2) + c3), ((128 * c1) + ((64 * c4) + c5))];  // pack_x1") !=
                     std::string::npos,
                 ast);
   // Micro-kernel: panel = column tile - tile origin / 64, lane = column - its tile's first column.
@@ -217,20 +220,58 @@ TEST_CASE("pack_tiles: the cost model packs power-of-two strided panels that are
     CHECK(p.packs.empty());
     CHECK(p.reason.find("no set conflicts") != std::string::npos);
   }
+  {  // BERT's 64 x 768 x 768: B rows 3 KiB apart, but each element serves 64 rows only: read in place.
+    polytest::Scheduled s(matmul(64, 768, 768));
+    poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
+    REQUIRE(t.applied);
+    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+    CHECK(p.packs.empty());
+    CHECK_MESSAGE(p.reason.find("reuse 64 (few rows)") != std::string::npos, p.reason);
+    poly::PackOptions more = po;
+    more.min_column_reuse = 64;
+    CHECK(poly::pack_tiles(s.scop, t.schedule, t, more).packs.size() == 1);
+  }
   {  // Four rows of A: each element of B used 4 times, not worth a copy.
     polytest::Scheduled s(matmul(4, 512, 1024));
     poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
     poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
     CHECK(p.packs.empty());
-    CHECK_MESSAGE(p.reason.find("reuse 4,") != std::string::npos, p.reason);
+    CHECK_MESSAGE(p.reason.find("reuse 4 (few rows)") != std::string::npos, p.reason);
   }
 }
 
-TEST_CASE("pack_tiles: compile_cluster counts packed arrays and bytes; the buffer lives inside the parallel loop") {
-  Graph g = matmul(128, 256, 1024);
+TEST_CASE("pack_tiles: the next k block is prefetched, by the copy when packed, by the micro-kernel when read in place") {
   poly::PolyOptions po;
   po.target = avx512(2);
-  po.tile_sizes = {32, 256, 64};
+  auto ir_of = [](const poly::ClusterResult &r) {
+    poly::LKernel k = r.kernel;
+    return cpu::emit_llvm_ir({k});
+  };
+  // 64 x 768 x 768 (BERT): B read in place; its next k block prefetched from the register tile's k loop.
+  Graph few = matmul(64, 768, 768);
+  poly::ClusterResult r = poly::compile_cluster(few, few.order(), po);
+  CHECK(r.kernel.locals.empty());
+  std::string ir = ir_of(r);
+  CHECK(ir.find("call void @llvm.prefetch") != std::string::npos);
+  // 256 x 256 x 1024 in 128-row tiles: B packed; the copy prefetches the next k block of the source.
+  Graph many = matmul(256, 256, 1024);
+  po.tile_sizes = {128, 256, 64};
+  poly::ClusterResult p = poly::compile_cluster(many, many.order(), po);
+  REQUIRE(p.kernel.locals.size() == 1);
+  ir = ir_of(p);
+  CHECK(ir.find("call void @llvm.prefetch") != std::string::npos);
+  // The whole reduction in one block (K = 16): nothing to prefetch.
+  Graph one = matmul(64, 16, 256);
+  po.tile_sizes.clear();
+  poly::ClusterResult o = poly::compile_cluster(one, one.order(), po);
+  CHECK_MESSAGE(ir_of(o).find("@llvm.prefetch") == std::string::npos, o.ast_text);
+}
+
+TEST_CASE("pack_tiles: compile_cluster counts packed arrays and bytes; the buffer lives inside the parallel loop") {
+  Graph g = matmul(256, 256, 1024);
+  poly::PolyOptions po;
+  po.target = avx512(2);
+  po.tile_sizes = {128, 256, 64};  // 128-row tiles: each element of B serves enough rows to be copied
   poly::ClusterResult r = poly::compile_cluster(g, g.order(), po);
   CHECK(r.stats["arrays_packed"] == 1);
   CHECK(r.stats["packed_bytes"] == 64 * 256 * 4);
