@@ -2,6 +2,7 @@
 #include "graph/passes/block_conv_layout.h"
 
 #include "graph/ir/op_registry.h"
+#include "graph/passes/batchnorm_scale_shift.h"
 #include "graph/passes/rebuild_graph.h"
 
 #include <cstdio>
@@ -22,22 +23,6 @@ struct Blocked {
   std::int64_t channels = 0;
   Shape shape;  ///< of `blocked`
 };
-
-/// Index names of the generated statements (tensor names must differ from them).
-const std::set<std::string> &index_names() {
-  static const std::set<std::string> names = {"n_", "ob_", "oh_", "ow_", "o_", "c_", "kh_", "kw_", "m_", "h_", "w_", "cb_", "l_"};
-  return names;
-}
-
-/// Whether `name` can appear as a tensor in Compute text.
-bool usable_name(const std::string &name) {
-  static const std::set<std::string> reserved = {"exp",  "log", "sqrt", "tanh", "sigmoid", "erf",   "abs", "min",
-                                                 "max",  "pow", "floor", "guard", "where",  "in",   "inf"};
-  if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_')) return false;
-  for (char c : name)
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
-  return !reserved.count(name) && !index_names().count(name);
-}
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 
@@ -217,7 +202,7 @@ private:
     bool has_bias = conv.inputs.size() > 2 && !conv.inputs[2].empty();
     std::string x = xb != blocked_.end() ? xb->second.blocked : conv.inputs[0];
     for (const std::string &t : {x, conv.inputs[1], conv.outputs[0], has_bias ? conv.inputs[2] : x})
-      if (!usable_name(t)) return refuse("a tensor name is not a Compute identifier");
+      if (!compute_identifier(t)) return refuse("a tensor name is not a Compute identifier");
 
     // Weights [Co, Ci, Kh, Kw] -> [CB, Ci, Kh, Kw, B], zero past Co.
     std::string w5 = fresh_tensor_name(g_, conv.inputs[1] + "_blk", taken_);
@@ -311,40 +296,27 @@ private:
     return true;
   }
 
-  /// Inference BatchNormalization of a blocked tensor: the per-channel
-  /// parameters read at channel B * cb + lane (padded lanes compute zeros).
+  /// Inference BatchNormalization of a blocked tensor: a multiply-add by the
+  /// per-channel scale and shift (batchnorm_params), read at channel
+  /// B * cb + lane (padded lanes compute zeros).
   bool rewrite_batchnorm(const Node &node) {
     auto it = blocked_.find(node.inputs[0]);
-    if (it == blocked_.end() || node.outputs.size() != 1 || node.inputs.size() != 5) return false;
-    if (node.attrs.contains("training_mode") && node.attrs["training_mode"].is_number() &&
-        node.attrs["training_mode"].get<int>() != 0)
-      return false;
+    if (it == blocked_.end()) return false;
     const Blocked &x = it->second;
-    for (std::size_t i = 1; i < 5; ++i) {
-      const TensorType &t = g_.tensor(node.inputs[i]).type;
-      if (t.dtype != DType::F32 || t.rank() != 1 || t.shape[0].is_symbolic() || t.shape[0].value != x.channels)
-        return false;
-    }
-    for (const std::string &t : node.inputs)
-      if (!usable_name(t)) return false;
-    if (!usable_name(node.outputs[0])) return false;
-    double eps = node.attrs.contains("epsilon") && node.attrs["epsilon"].is_number() ? node.attrs["epsilon"].get<double>()
-                                                                                        : 1e-5;
+    auto ss = batchnorm_params(g_, node, taken_, names_);
+    if (!ss) return false;
     const std::int64_t b = o_.block, cb = x.shape[1];
     bool padded = cb * b != x.channels;
-    auto param = [&](std::size_t i, const char *fallback) {
-      std::string r = node.inputs[i] + "(" + num(b) + " * cb_ + l_)";
-      return padded ? "guard(" + r + ", " + fallback + ")" : r;
+    auto param = [&](const std::string &p) {
+      std::string r = p + "(" + num(b) + " * cb_ + l_)";
+      return padded ? "guard(" + r + ", 0)" : r;
     };
-    char eps_text[32];
-    std::snprintf(eps_text, sizeof eps_text, "%.9g", eps);
     std::string y5 = fresh_tensor_name(g_, node.outputs[0] + "_blk", taken_);
-    std::string expr = y5 + "(n_, cb_, h_, w_, l_) = (" + x.blocked + "(n_, cb_, h_, w_, l_) - " + param(3, "0") +
-                       ") / sqrt(" + param(4, "1") + " + " + eps_text + ") * " + param(1, "0") + " + " + param(2, "0") +
-                       " where n_ in 0:" + num(x.shape[0]) + ", cb_ in 0:" + num(cb) + ", h_ in 0:" + num(x.shape[2]) +
-                       ", w_ in 0:" + num(x.shape[3]) + ", l_ in 0:" + num(b);
-    std::vector<std::string> inputs = {x.blocked, node.inputs[1], node.inputs[2], node.inputs[3], node.inputs[4]};
-    out_.push_back(compute(node.name, inputs, y5, expr, node));
+    std::string expr = y5 + "(n_, cb_, h_, w_, l_) = " + x.blocked + "(n_, cb_, h_, w_, l_) * " + param(ss->s) + " + " +
+                       param(ss->t) + " where n_ in 0:" + num(x.shape[0]) + ", cb_ in 0:" + num(cb) +
+                       ", h_ in 0:" + num(x.shape[2]) + ", w_ in 0:" + num(x.shape[3]) + ", l_ in 0:" + num(b);
+    out_.push_back(ss->params);
+    out_.push_back(compute(node.name, {x.blocked, ss->s, ss->t}, y5, expr, node));
     out_.back().name = node.name;  // keeps the node's name (hints, explain)
     st_.count("batch normalizations kept blocked");
     add_conversion(node.outputs[0], y5, concrete_shape(g_.tensor(node.outputs[0]).type.shape), node);

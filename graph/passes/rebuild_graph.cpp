@@ -1,6 +1,8 @@
 // Rebuilding graphs after a pass edited their node list, and tensor renaming.
 #include "graph/passes/rebuild_graph.h"
 
+#include <cctype>
+
 namespace atl {
 
 Graph rebuild_graph(const Graph &src, const std::vector<Node> &nodes, const std::vector<TensorDecl> &new_weights,
@@ -64,6 +66,16 @@ std::string fresh_tensor_name(const Graph &g, const std::string &base, std::set<
   for (int k = 1; g.has_tensor(name) || taken.count(name); ++k) name = base + "_" + std::to_string(k);
   taken.insert(name);
   return name;
+}
+
+bool compute_identifier(const std::string &name) {
+  static const std::set<std::string> reserved = {"exp", "log", "sqrt", "tanh", "sigmoid", "erf",  "abs", "min",
+                                                 "max", "pow", "floor", "guard", "where", "in",  "inf"};
+  if (name.empty() || name.back() == '_' || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
+    return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return !reserved.count(name);
 }
 
 }  // namespace atl

@@ -30,4 +30,9 @@ std::map<std::string, int> count_uses(const Graph &g);
 /// ("base", "base_1", ...); the result is added to `taken`.
 std::string fresh_tensor_name(const Graph &g, const std::string &base, std::set<std::string> &taken);
 
+/// Whether `name` can stand for a tensor in the Compute text the passes
+/// generate: an identifier that is no Compute function and does not end in
+/// '_' (the passes' index names do: n_, c_, ...).
+bool compute_identifier(const std::string &name);
+
 }  // namespace atl

@@ -32,6 +32,7 @@ Graph simplify_graph(const Graph &graph, const SimplifyOptions &options, Simplif
     passes.emplace_back("block_conv_layout", [&](const Graph &g, PassStats *st) {
       return block_conv_layout(g, st, options.block_conv);
     });
+  if (options.batchnorm_scale_shift) passes.emplace_back("batchnorm_scale_shift", batchnorm_scale_shift);
   if (options.cancel_transposes) passes.emplace_back("cancel_transposes", cancel_transposes);
   if (options.eliminate_common_subexpr) passes.emplace_back("eliminate_common_subexpr", eliminate_common_subexpr);
   if (options.eliminate_dead_nodes) passes.emplace_back("eliminate_dead_nodes", eliminate_dead_nodes);

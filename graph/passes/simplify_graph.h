@@ -3,6 +3,7 @@
 
 #include <atoll/graph.h>
 
+#include "graph/passes/batchnorm_scale_shift.h"
 #include "graph/passes/block_conv_layout.h"
 #include "graph/passes/pass_stats.h"
 
@@ -21,6 +22,7 @@ struct SimplifyOptions {
   bool fold_batchnorm = true;
   bool block_conv_layout = false;  ///< off by default for API compatibility; compile_graph turns it on
   BlockConvOptions block_conv;     ///< block_conv_layout's block size and cost-model limits
+  bool batchnorm_scale_shift = false;  ///< off by default for API compatibility; compile_graph turns it on
   bool cancel_transposes = true;
   bool eliminate_common_subexpr = true;
   bool eliminate_dead_nodes = true;
@@ -40,7 +42,7 @@ struct SimplifySummary {
 void print_simplify_summary(std::ostream &os, const SimplifySummary &summary);
 
 /// Runs the enabled passes in the order fold_constants, fold_pad, fold_batchnorm,
-/// block_conv_layout, cancel_transposes, eliminate_common_subexpr, eliminate_dead_nodes, again
+/// block_conv_layout, batchnorm_scale_shift, cancel_transposes, eliminate_common_subexpr, eliminate_dead_nodes, again
 /// and again until a round changes nothing (or max_rounds).
 ///
 ///   before:  t = Transpose(x); u = Transpose(t); a = Relu(u); b = Relu(u); y = Add(a, b)

@@ -85,6 +85,7 @@ PreparedGraph prepare_graph(const Graph &graph) {
     SimplifyOptions so;
     so.fold_pad = true;
     so.block_conv_layout = true;
+    so.batchnorm_scale_shift = true;
     s = simplify_graph(graph, so, &p.summary);
   } catch (const UserError &e) {
     p.skipped = std::string("simplification failed: ") + e.what();
