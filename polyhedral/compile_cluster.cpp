@@ -194,18 +194,19 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     aopts.packs = packs;
     r.kernel = build_ast(scop, deps, packed.is_null() ? sched.schedule : packed, aopts);
     if (options.vectorize) r.kernel.vector_lanes = options.target.vector_lanes;
-    if (options.contract) {
-      ContractResult c = contract_arrays(r.kernel);
-      if (!c.arrays.empty()) {
-        r.stats["arrays_contracted"] += static_cast<long>(c.arrays.size());
-        r.stats["contracted_bytes_saved"] += static_cast<long>(c.bytes_before - c.bytes_after);
-      }
-    }
+    // In-place reuse first: it needs no storage at all; contraction takes what is left.
     if (options.reuse_temporaries) {
       ReuseResult u = reuse_temporaries(scop, r.kernel);
       if (!u.reused.empty()) {
         r.stats["temporaries_reused"] += static_cast<long>(u.reused.size());
         r.stats["reused_bytes_saved"] += static_cast<long>(u.bytes_saved);
+      }
+    }
+    if (options.contract) {
+      ContractResult c = contract_arrays(r.kernel);
+      if (!c.arrays.empty()) {
+        r.stats["arrays_contracted"] += static_cast<long>(c.arrays.size());
+        r.stats["contracted_bytes_saved"] += static_cast<long>(c.bytes_before - c.bytes_after);
       }
     }
     count_marks(*r.kernel.body, r.stats);

@@ -83,6 +83,16 @@ llvm::Value *chunk_loop(llvm::IRBuilderBase &b, llvm::Value *start, llvm::Value 
 }  // namespace
 
 llvm::Value *emit_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, bool max) {
+  // Against a constant that is not NaN (Clip's bounds, Relu's 0): one
+  // compare and select, x86's maxps/minps, keeping a NaN in `a` (only the
+  // sign of a zero equal to the bound may differ).
+  auto *k = llvm::dyn_cast<llvm::Constant>(c);
+  if (k && !llvm::isa<llvm::ConstantExpr>(k)) {
+    const llvm::APFloat *v = nullptr;
+    if (auto *f = llvm::dyn_cast<llvm::ConstantFP>(k)) v = &f->getValueAPF();
+    else if (auto *s = llvm::dyn_cast_or_null<llvm::ConstantFP>(k->getSplatValue())) v = &s->getValueAPF();
+    if (v && !v->isNaN()) return b.CreateSelect(max ? b.CreateFCmpOGT(c, a) : b.CreateFCmpOLT(c, a), c, a);
+  }
   llvm::Value *better = max ? b.CreateFCmpOGT(a, c) : b.CreateFCmpOLT(a, c);
   return b.CreateSelect(b.CreateOr(b.CreateFCmpUNO(a, a), better), a, c);
 }

@@ -91,10 +91,13 @@ std::int64_t bytes_of(const LArray &a) {
 ReuseResult reuse_temporaries(const Scop &scop, LKernel &kernel) {
   ReuseResult r;
   if (!kernel.body) return r;
-  std::map<std::string, std::string> next;  // temporary -> the array its reader writes
+  // temporary -> the array its reader writes; one temporary per array (two
+  // operands of one reader, y = r + c, are both live until it runs).
+  std::map<std::string, std::string> next;
+  std::set<std::string> targets;
   for (const LArray &a : kernel.arrays)
     if (a.role == LArray::Role::Temporary)
-      if (std::string u = storage_for(scop, kernel, a); !u.empty()) next.emplace(a.name, u);
+      if (std::string u = storage_for(scop, kernel, a); !u.empty() && targets.insert(u).second) next.emplace(a.name, u);
   // Follow chains to the array that is not renamed itself; a cycle renames nothing.
   std::map<std::string, std::string> to;
   for (const auto &[t, first] : next) {

@@ -26,7 +26,8 @@
 // dependences, which the schedule keeps); nothing reads T[e] but S(e); and
 // whatever reads U[e] does so after S(e). So the location holds T[e] until
 // S(e) reads it and U[e] from then on, in any legal schedule. Chains
-// (f1_mm -> f1 -> g) share one array.
+// (f1_mm -> f1 -> g) share one array; an array takes at most one temporary
+// directly (of y = r + c, only r moves into y: both are live until S runs).
 #pragma once
 
 #include "polyhedral/ast/loop_ast.h"

@@ -72,13 +72,21 @@ const LArray *local(const ClusterResult &r, const std::string &name) {
   return nullptr;
 }
 
+/// Contraction alone: reuse_temporaries (which runs first and would give
+/// these temporaries their reader's storage) off.
+PolyOptions contract_only() {
+  PolyOptions o;
+  o.reuse_temporaries = false;
+  return o;
+}
+
 }  // namespace
 
 TEST_SUITE("polyhedral") {
 
 TEST_CASE("contract_arrays turns a fused elementwise temporary into one row per parallel iteration") {
   Graph g = bias_gelu(6, 37);
-  ClusterResult r = polytest::compile(g);
+  ClusterResult r = polytest::compile(g, contract_only());
   const LArray *f = local(r, r.array_of_tensor.at("f"));
   REQUIRE(f != nullptr);
   CHECK(!has_array(r.kernel.arrays, f->name));
@@ -92,7 +100,7 @@ TEST_CASE("contract_arrays turns a fused elementwise temporary into one row per 
 
 TEST_CASE("without vectorization the temporary of an elementwise chain becomes a scalar") {
   Graph g = bias_gelu(5, 9);
-  PolyOptions o;
+  PolyOptions o = contract_only();
   o.vectorize = false;
   ClusterResult r = polytest::compile(g, o);
   const LArray *f = local(r, r.array_of_tensor.at("f"));
@@ -135,7 +143,7 @@ TEST_CASE("a temporary with a symbolic batch dimension contracts to a constant r
               {"op": "Relu", "name": "relu", "inputs": ["h"], "outputs": ["y"]}]}]})");
   REQUIRE(b.graphs[0].graph.has_value());
   const Graph &g = *b.graphs[0].graph;
-  ClusterResult r = polytest::compile(g);
+  ClusterResult r = polytest::compile(g, contract_only());
   const LArray *h = local(r, r.array_of_tensor.at("h"));
   REQUIRE(h != nullptr);
   CHECK(h->shape == SymShape{1, 24});
@@ -222,9 +230,9 @@ TEST_CASE("contract_arrays refuses a temporary shared by the iterations of a par
 TEST_CASE("contract_arrays keeps buffers within the size limit") {
   Graph g = bias_gelu(4, 3000);
   IslContext ctx;
-  ClusterResult r = polytest::compile(g);
+  ClusterResult r = polytest::compile(g, contract_only());
   REQUIRE(local(r, r.array_of_tensor.at("f")) != nullptr);  // 12 KB row
-  LKernel k = polytest::compile(g, [] { PolyOptions o; o.contract = false; return o; }()).kernel;
+  LKernel k = polytest::compile(g, [] { PolyOptions o = contract_only(); o.contract = false; return o; }()).kernel;
   ContractOptions small;
   small.max_bytes = 1024;
   CHECK(contract_arrays(k, small).arrays.empty());

@@ -110,6 +110,20 @@ TEST_CASE("a temporary with two readers, or read at another element, keeps its s
   CHECK(polytest::check_against_definitions(transposed, t) < 1e-6);
 }
 
+TEST_CASE("of two temporaries read by one statement, only one takes its storage") {
+  std::string io = R"("inputs": [{"name": "x", "shape": [9, 37]}], "outputs": ["y"])";
+  Graph g = graph_of(R"([{"op": "Relu", "name": "r", "inputs": ["x"], "outputs": ["a"]},
+                         {"op": "Exp", "name": "e", "inputs": ["x"], "outputs": ["b"]},
+                         {"op": "Add", "name": "s", "inputs": ["a", "b"], "outputs": ["y"]}])",
+                     io);
+  PolyOptions o;
+  o.contract = false;
+  ClusterResult r = polytest::compile(g, o);
+  CHECK(r.stats.at("temporaries_reused") == 1);
+  CHECK(has_array(r.kernel, r.array_of_tensor.at("a")) != has_array(r.kernel, r.array_of_tensor.at("b")));
+  CHECK(polytest::check_against_definitions(g, r) < 1e-6);
+}
+
 TEST_CASE("a reduction's reader and a broadcast reader keep the temporary's storage") {
   // s = ReduceSum(f) reads f with +=; y = f + s broadcasts s (a different shape).
   std::string io = R"("inputs": [{"name": "x", "shape": [16, 33]}], "outputs": ["y"])";

@@ -8,7 +8,9 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <unistd.h>
 
 using namespace atl;
@@ -284,5 +286,40 @@ TEST_CASE("report.json: per graph, each kernel's cluster with loop nests and spl
   nlohmann::json jf = report_json(run_pipeline(f, o));
   CHECK(jf["graphs"][0]["clusters"][0]["split"] == false);
   CHECK(jf["graphs"][0]["stats"]["clusters_split"] == 0);
+}
+}
+
+TEST_SUITE("src") {
+TEST_CASE("compiled Relu and Clip against constant bounds keep NaN and clamp (JIT and C)") {
+  Graph g;
+  g.name = "clamps";
+  g.add_input("x", {DType::F32, {2, 37}});
+  g.add_node(node("Relu", {"x"}, "r", "relu"));
+  g.add_node(node("Clip", {"x"}, "c", "clip", {{"min", -1.5}, {"max", 6.0}}));
+  g.add_node(node("Add", {"r", "c"}, "y", "sum"));
+  g.add_output("y");
+  g.finalize();
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  Tensor x(DType::F32, {2, 37});
+  for (std::size_t i = 0; i < x.data.size(); ++i) x.data[i] = -9.0 + 0.5 * static_cast<double>(i);
+  for (std::size_t i : {3u, 16u, 40u, 73u}) x.data[i] = nan;
+  x.data[5] = inf;
+  x.data[6] = -inf;
+  for (const char *target : {"cpu", "cpu-c"}) {
+    CAPTURE(target);
+    CompileOptions co;
+    co.target = target;
+    CompiledGraph c = compile_graph(g, co);
+    Tensor y = run_compiled(c, g, {{"x", x}}, {}).at("y");
+    for (std::size_t i = 0; i < x.data.size(); ++i) {
+      CAPTURE(i);
+      double v = x.data[i];
+      if (std::isnan(v)) {
+        CHECK(std::isnan(y.data[i]));
+        continue;
+      }
+      CHECK(y.data[i] == std::max(v, 0.0) + std::min(std::max(v, -1.5), 6.0));
+    }
+  }
 }
 }
