@@ -15,7 +15,7 @@
 //                  extension { [t] -> pack_B[o0, o1, j0, j1] : B[o0 + j0, o1 + j1] is read by tile t,
 //                                                           (o0, o1) = the tile's origin in B }
 //                    sequence
-//                      filter pack_B: band [p, j0, l]            // B_pack[p, j0, l] = B[o0 + j0, o1 + 64 p + l]
+//                      filter pack_B: band [j0, p, l]            // B_pack[p, j0, l] = B[o0 + j0, o1 + 64 p + l]
 //                      filter mm_0:   band [floor(m/6), floor(n/64), k] ...
 //                                       // reads B_pack[floor(n/64) - o1/64, k - o0, n - 64 floor(n/64)]
 //
@@ -70,7 +70,8 @@ struct PackResult {
 /// Packs the operands of `tiled.statement` (the result of tile_for_cpu on
 /// `schedule`) that the cost model chooses: an input array (not written in
 /// the SCoP), a constant fixed-size footprint per cache tile of at most
-/// max_bytes, reused at least min_reuse times per element, strided rows; and
+/// max_bytes, reused at least min_reuse times per element (min_column_reuse
+/// for the vector operand in panels), strided rows; and
 /// a cache-tile loop that can carry the parallelism above the buffer.
 PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const CpuTileResult &tiled,
                       const PackOptions &options);
