@@ -265,4 +265,31 @@ void print_loop_ast(std::ostream &os, const LKernel &k) {
   os << "}\n";
 }
 
+namespace {
+
+LExprPtr copy_expr(const LExprPtr &e, const std::function<void(LExpr &)> &f) {
+  if (!e) return e;
+  auto copy = std::make_shared<LExpr>(*e);
+  for (LExprPtr &a : copy->args) a = copy_expr(a, f);
+  if (f) f(*copy);
+  return copy;
+}
+
+}  // namespace
+
+LStmtPtr copy_loop_ast(const LStmtPtr &s, const std::function<void(LExpr &)> &expr,
+                       const std::function<void(const LStmt &original, LStmt &copy)> &stmt) {
+  if (!s) return s;
+  auto copy = std::make_shared<LStmt>(*s);
+  for (LStmtPtr &c : copy->body) c = copy_loop_ast(c, expr, stmt);
+  copy->then_body = copy_loop_ast(copy->then_body, expr, stmt);
+  copy->else_body = copy_loop_ast(copy->else_body, expr, stmt);
+  copy->init = copy_expr(copy->init, expr);
+  copy->cond = copy_expr(copy->cond, expr);
+  copy->value = copy_expr(copy->value, expr);
+  for (LExprPtr &i : copy->indices) i = copy_expr(i, expr);
+  if (stmt) stmt(*s, *copy);
+  return copy;
+}
+
 }  // namespace atl::poly

@@ -11,6 +11,7 @@
 #include <atoll/graph.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <ostream>
 #include <set>
@@ -127,6 +128,12 @@ struct LKernel {
 /// Prints a kernel as indented pseudo-C with marks as comments
 /// (explain --stage ast).
 void print_loop_ast(std::ostream &os, const LKernel &kernel);
+
+/// A deep copy of `s` for rewriting passes: `expr` is applied to every copied
+/// expression after its operands, `stmt` to every copied statement after its
+/// parts, with the statement it copies (null callbacks do nothing).
+LStmtPtr copy_loop_ast(const LStmtPtr &s, const std::function<void(LExpr &)> &expr,
+                       const std::function<void(const LStmt &original, LStmt &copy)> &stmt);
 
 /// Expression and statement constructors (they set `type` consistently).
 namespace build {

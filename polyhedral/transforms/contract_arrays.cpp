@@ -161,47 +161,25 @@ std::optional<Plan> plan_for(const LArray &array, const std::vector<Access> &acc
   return plan;
 }
 
-class Rewriter {
-public:
-  Rewriter(const std::map<std::string, Plan> &plans) : plans_(plans) {
-    for (const auto &[name, plan] : plans) scopes_[plan.scope].push_back(name);
-  }
-
-  LStmtPtr stmt(const LStmtPtr &s) {
-    if (!s) return s;
-    auto copy = std::make_shared<LStmt>(*s);
-    for (LStmtPtr &c : copy->body) c = stmt(c);
-    if (copy->then_body) copy->then_body = stmt(copy->then_body);
-    if (copy->else_body) copy->else_body = stmt(copy->else_body);
-    if (copy->init) copy->init = expr(copy->init);
-    if (copy->cond) copy->cond = expr(copy->cond);
-    if (copy->value) copy->value = expr(copy->value);
-    for (LExprPtr &i : copy->indices) i = expr(i);
-    if (copy->kind == LStmtKind::Store) copy->indices = subscripts(copy->array, copy->indices);
-    if (auto it = scopes_.find(s.get()); it != scopes_.end())
-      copy->locals.insert(copy->locals.end(), it->second.begin(), it->second.end());
-    return copy;
-  }
-
-private:
-  LExprPtr expr(const LExprPtr &e) {
-    auto copy = std::make_shared<LExpr>(*e);
-    for (LExprPtr &a : copy->args) a = expr(a);
-    if (copy->kind == LExprKind::Load) copy->args = subscripts(copy->name, copy->args);
-    return copy;
-  }
-
-  std::vector<LExprPtr> subscripts(const std::string &array, std::vector<LExprPtr> idx) const {
-    auto it = plans_.find(array);
-    if (it == plans_.end()) return idx;
+/// The kernel body with the plans' dropped dimensions subscripted 0 and each
+/// plan's array listed in the locals of its scope loop.
+LStmtPtr rewrite(const LStmtPtr &body, const std::map<std::string, Plan> &plans) {
+  std::map<const LStmt *, std::vector<std::string>> scopes;
+  for (const auto &[name, plan] : plans) scopes[plan.scope].push_back(name);
+  auto subscripts = [&](const std::string &array, std::vector<LExprPtr> &idx) {
+    auto it = plans.find(array);
+    if (it == plans.end()) return;
     for (std::size_t d = 0; d < idx.size(); ++d)
       if (it->second.dropped[d]) idx[d] = build::integer(0);
-    return idx;
-  }
-
-  const std::map<std::string, Plan> &plans_;
-  std::map<const LStmt *, std::vector<std::string>> scopes_;
-};
+  };
+  return copy_loop_ast(
+      body, [&](LExpr &e) { if (e.kind == LExprKind::Load) subscripts(e.name, e.args); },
+      [&](const LStmt &original, LStmt &c) {
+        if (c.kind == LStmtKind::Store) subscripts(c.array, c.indices);
+        if (auto it = scopes.find(&original); it != scopes.end())
+          c.locals.insert(c.locals.end(), it->second.begin(), it->second.end());
+      });
+}
 
 /// Bytes of an array, symbolic extents counted at `symbolic` elements.
 std::int64_t bytes_of(const LArray &a, std::int64_t symbolic = 1) {
@@ -223,7 +201,7 @@ ContractResult contract_arrays(LKernel &kernel, const ContractOptions &options) 
     if (auto p = plan_for(a, collect.accesses[a.name], options)) plans.emplace(a.name, *p);
   }
   if (plans.empty()) return r;
-  kernel.body = Rewriter(plans).stmt(kernel.body);
+  kernel.body = rewrite(kernel.body, plans);
   std::vector<LArray> kept;
   for (LArray &a : kernel.arrays) {
     auto it = plans.find(a.name);

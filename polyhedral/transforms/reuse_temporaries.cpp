@@ -45,41 +45,6 @@ std::string storage_for(const Scop &scop, const LKernel &kernel, const LArray &t
   return u;
 }
 
-/// Every load and store of a renamed array refers to its storage instead.
-class Renamer {
-public:
-  explicit Renamer(const std::map<std::string, std::string> &to) : to_(to) {}
-
-  LStmtPtr stmt(const LStmtPtr &s) const {
-    if (!s) return s;
-    auto copy = std::make_shared<LStmt>(*s);
-    for (LStmtPtr &c : copy->body) c = stmt(c);
-    if (copy->then_body) copy->then_body = stmt(copy->then_body);
-    if (copy->else_body) copy->else_body = stmt(copy->else_body);
-    if (copy->init) copy->init = expr(copy->init);
-    if (copy->cond) copy->cond = expr(copy->cond);
-    if (copy->value) copy->value = expr(copy->value);
-    for (LExprPtr &i : copy->indices) i = expr(i);
-    if (copy->kind == LStmtKind::Store) copy->array = name(copy->array);
-    return copy;
-  }
-
-private:
-  LExprPtr expr(const LExprPtr &e) const {
-    auto copy = std::make_shared<LExpr>(*e);
-    for (LExprPtr &a : copy->args) a = expr(a);
-    if (copy->kind == LExprKind::Load) copy->name = name(copy->name);
-    return copy;
-  }
-
-  const std::string &name(const std::string &n) const {
-    auto it = to_.find(n);
-    return it == to_.end() ? n : it->second;
-  }
-
-  const std::map<std::string, std::string> &to_;
-};
-
 std::int64_t bytes_of(const LArray &a) {
   std::int64_t n = static_cast<std::int64_t>(dtype_size(a.dtype));
   for (const Dim &d : a.shape) n *= d.is_symbolic() ? 1 : d.value;
@@ -107,7 +72,13 @@ ReuseResult reuse_temporaries(const Scop &scop, LKernel &kernel) {
     if (!next.count(u)) to.emplace(t, u);
   }
   if (to.empty()) return r;
-  kernel.body = Renamer(to).stmt(kernel.body);
+  // Every load and store of a renamed array refers to its storage instead.
+  auto rename = [&](std::string &n) {
+    if (auto it = to.find(n); it != to.end()) n = it->second;
+  };
+  kernel.body = copy_loop_ast(
+      kernel.body, [&](LExpr &e) { if (e.kind == LExprKind::Load) rename(e.name); },
+      [&](const LStmt &, LStmt &c) { if (c.kind == LStmtKind::Store) rename(c.array); });
   std::vector<LArray> kept;
   for (LArray &a : kernel.arrays) {
     auto it = to.find(a.name);

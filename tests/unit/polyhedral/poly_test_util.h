@@ -7,6 +7,7 @@
 
 #include "polyhedral/compile_cluster.h"
 
+#include <atoll/batch.h>
 #include <atoll/graph.h>
 #include <atoll/pipeline.h>
 #include <doctest/doctest.h>
@@ -22,6 +23,16 @@ using atl::Dim;
 using atl::DType;
 using atl::TensorType;
 using json = nlohmann::json;
+
+/// The one graph "g" of a batch text: `io_json` holds its "inputs", "weights"
+/// and "outputs" members, `nodes_json` its node array.
+inline atl::Graph graph_json(const std::string &nodes_json, const std::string &io_json) {
+  std::string text = R"({"atoll": 1, "graphs": [{"name": "g", )" + io_json + R"(, "nodes": )" + nodes_json + "}]}";
+  atl::Batch b = atl::read_batch(text);
+  REQUIRE(b.graphs.size() == 1);
+  REQUIRE_MESSAGE(b.graphs[0].graph.has_value(), (b.graphs[0].error ? b.graphs[0].error->what() : ""));
+  return *b.graphs[0].graph;
+}
 
 struct In {
   std::string name;

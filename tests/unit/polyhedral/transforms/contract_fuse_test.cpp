@@ -19,18 +19,10 @@ using namespace atl::poly;
 
 namespace {
 
-Graph graph_of(const std::string &nodes_json, const std::string &io_json) {
-  std::string text = R"({"atoll": 1, "graphs": [{"name": "g", )" + io_json + R"(, "nodes": )" + nodes_json + "}]}";
-  Batch b = read_batch(text);
-  REQUIRE(b.graphs.size() == 1);
-  REQUIRE_MESSAGE(b.graphs[0].graph.has_value(), (b.graphs[0].error ? b.graphs[0].error->what() : ""));
-  return *b.graphs[0].graph;
-}
-
 Graph bias_gelu(int rows, int cols) {
   std::string io = R"("inputs": [{"name": "x", "shape": [)" + std::to_string(rows) + ", " + std::to_string(cols) +
                    R"(]}, {"name": "b", "shape": [)" + std::to_string(cols) + R"(]}], "outputs": ["g"])";
-  return graph_of(R"([{"op": "Add", "name": "bias", "inputs": ["x", "b"], "outputs": ["f"]},
+  return polytest::graph_json(R"([{"op": "Add", "name": "bias", "inputs": ["x", "b"], "outputs": ["f"]},
                       {"op": "Gelu", "name": "gelu", "inputs": ["f"], "outputs": ["g"]}])",
                   io);
 }
@@ -38,7 +30,7 @@ Graph bias_gelu(int rows, int cols) {
 Graph scale_softmax(int a, int b, int c) {
   std::string shape = std::to_string(a) + ", " + std::to_string(b) + ", " + std::to_string(c);
   std::string io = R"("inputs": [{"name": "x", "shape": [)" + shape + R"(]}, {"name": "s", "shape": [1]}], "outputs": ["p"])";
-  return graph_of(R"([{"op": "Mul", "name": "scale", "inputs": ["x", "s"], "outputs": ["xs"]},
+  return polytest::graph_json(R"([{"op": "Mul", "name": "scale", "inputs": ["x", "s"], "outputs": ["xs"]},
                       {"op": "Softmax", "name": "sm", "inputs": ["xs"], "outputs": ["p"], "attrs": {"axis": -1}}])",
                   io);
 }
@@ -48,7 +40,7 @@ Graph add_layernorm(int rows, int cols) {
                    R"(]}, {"name": "r", "shape": [)" + std::to_string(rows) + ", " + std::to_string(cols) +
                    R"(]}, {"name": "gm", "shape": [)" + std::to_string(cols) + R"(]}, {"name": "bt", "shape": [)" +
                    std::to_string(cols) + R"(]}], "outputs": ["y"])";
-  return graph_of(R"([{"op": "Add", "name": "res", "inputs": ["x", "r"], "outputs": ["h"]},
+  return polytest::graph_json(R"([{"op": "Add", "name": "res", "inputs": ["x", "r"], "outputs": ["h"]},
                       {"op": "LayerNormalization", "name": "ln", "inputs": ["h", "gm", "bt"], "outputs": ["y"],
                        "attrs": {"axis": -1}}])",
                   io);
@@ -184,7 +176,7 @@ TEST_CASE("fuse_sibling_bands fuses Softmax's phases on the row loops, and the r
 
 TEST_CASE("fuse_sibling_bands leaves independent nests and single bands alone") {
   // Two outputs computed from the input only: no data passes between the nests.
-  Graph g = graph_of(R"([{"op": "Relu", "name": "a", "inputs": ["x"], "outputs": ["y"]},
+  Graph g = polytest::graph_json(R"([{"op": "Relu", "name": "a", "inputs": ["x"], "outputs": ["y"]},
                          {"op": "Neg", "name": "b", "inputs": ["x"], "outputs": ["z"]}])",
                      R"("inputs": [{"name": "x", "shape": [4, 6]}], "outputs": ["y", "z"])");
   IslContext ctx;

@@ -18,13 +18,7 @@ using namespace atl;
 
 namespace {
 
-Graph graph_of(const std::string &io_json, const std::string &nodes_json) {
-  std::string text = R"({"atoll": 1, "graphs": [{"name": "g", )" + io_json + R"(, "nodes": )" + nodes_json + "}]}";
-  Batch b = read_batch(text);
-  REQUIRE(b.graphs.size() == 1);
-  REQUIRE_MESSAGE(b.graphs[0].graph.has_value(), (b.graphs[0].error ? b.graphs[0].error->what() : ""));
-  return *b.graphs[0].graph;
-}
+Graph graph_of(const std::string &io_json, const std::string &nodes_json) { return polytest::graph_json(nodes_json, io_json); }
 
 std::string dims(std::initializer_list<long> d) {
   std::string s;

@@ -15,21 +15,13 @@ using namespace atl::poly;
 
 namespace {
 
-Graph graph_of(const std::string &nodes_json, const std::string &io_json) {
-  std::string text = R"({"atoll": 1, "graphs": [{"name": "g", )" + io_json + R"(, "nodes": )" + nodes_json + "}]}";
-  Batch b = read_batch(text);
-  REQUIRE(b.graphs.size() == 1);
-  REQUIRE_MESSAGE(b.graphs[0].graph.has_value(), (b.graphs[0].error ? b.graphs[0].error->what() : ""));
-  return *b.graphs[0].graph;
-}
-
 std::string dims(int a, int b) { return "[" + std::to_string(a) + ", " + std::to_string(b) + "]"; }
 
 /// y = Relu(MatMul(x, w) + b): the MatMul's product and the biased sum are temporaries.
 Graph matmul_bias_relu(int m, int k, int n) {
   std::string io = R"("inputs": [{"name": "x", "shape": )" + dims(m, k) + R"(}], "weights": [{"name": "w", "shape": )" +
                    dims(k, n) + R"(}, {"name": "b", "shape": [)" + std::to_string(n) + R"(]}], "outputs": ["y"])";
-  return graph_of(R"([{"op": "MatMul", "name": "mm", "inputs": ["x", "w"], "outputs": ["p"]},
+  return polytest::graph_json(R"([{"op": "MatMul", "name": "mm", "inputs": ["x", "w"], "outputs": ["p"]},
                       {"op": "Add", "name": "bias", "inputs": ["p", "b"], "outputs": ["pb"]},
                       {"op": "Relu", "name": "relu", "inputs": ["pb"], "outputs": ["y"]}])",
                   io);
@@ -89,7 +81,7 @@ TEST_CASE("reuse is an option") {
 TEST_CASE("a temporary with two readers, or read at another element, keeps its storage") {
   std::string io = R"("inputs": [{"name": "x", "shape": [24, 40]}], "outputs": ["y", "z"])";
   // f is read by Relu and by Mul: two readers.
-  Graph two = graph_of(R"([{"op": "Exp", "name": "e", "inputs": ["x"], "outputs": ["f"]},
+  Graph two = polytest::graph_json(R"([{"op": "Exp", "name": "e", "inputs": ["x"], "outputs": ["f"]},
                            {"op": "Relu", "name": "r", "inputs": ["f"], "outputs": ["y"]},
                            {"op": "Mul", "name": "m", "inputs": ["f", "y"], "outputs": ["z"]}])",
                        io);
@@ -98,7 +90,7 @@ TEST_CASE("a temporary with two readers, or read at another element, keeps its s
   CHECK(polytest::check_against_definitions(two, r) < 1e-6);
   // t is read transposed: the reader's element is not the writer's.
   std::string io2 = R"("inputs": [{"name": "x", "shape": [24, 24]}], "outputs": ["y"])";
-  Graph transposed = graph_of(R"([{"op": "Exp", "name": "e", "inputs": ["x"], "outputs": ["t"]},
+  Graph transposed = polytest::graph_json(R"([{"op": "Exp", "name": "e", "inputs": ["x"], "outputs": ["t"]},
                                   {"op": "Transpose", "name": "tr", "inputs": ["t"], "outputs": ["y"],
                                    "attrs": {"perm": [1, 0]}}])",
                               io2);
@@ -112,7 +104,7 @@ TEST_CASE("a temporary with two readers, or read at another element, keeps its s
 
 TEST_CASE("of two temporaries read by one statement, only one takes its storage") {
   std::string io = R"("inputs": [{"name": "x", "shape": [9, 37]}], "outputs": ["y"])";
-  Graph g = graph_of(R"([{"op": "Relu", "name": "r", "inputs": ["x"], "outputs": ["a"]},
+  Graph g = polytest::graph_json(R"([{"op": "Relu", "name": "r", "inputs": ["x"], "outputs": ["a"]},
                          {"op": "Exp", "name": "e", "inputs": ["x"], "outputs": ["b"]},
                          {"op": "Add", "name": "s", "inputs": ["a", "b"], "outputs": ["y"]}])",
                      io);
@@ -127,7 +119,7 @@ TEST_CASE("of two temporaries read by one statement, only one takes its storage"
 TEST_CASE("a reduction's reader and a broadcast reader keep the temporary's storage") {
   // s = ReduceSum(f) reads f with +=; y = f + s broadcasts s (a different shape).
   std::string io = R"("inputs": [{"name": "x", "shape": [16, 33]}], "outputs": ["y"])";
-  Graph g = graph_of(R"([{"op": "Exp", "name": "e", "inputs": ["x"], "outputs": ["f"]},
+  Graph g = polytest::graph_json(R"([{"op": "Exp", "name": "e", "inputs": ["x"], "outputs": ["f"]},
                          {"op": "ReduceSum", "name": "s", "inputs": ["f"], "outputs": ["sum"],
                           "attrs": {"axes": [1], "keepdims": 1}},
                          {"op": "Div", "name": "d", "inputs": ["f", "sum"], "outputs": ["y"]}])",
