@@ -41,7 +41,12 @@ std::string storage_for(const Scop &scop, const LKernel &kernel, const LArray &t
   }
   for (const ScopStatement &s : scop.statements)
     if (&s != reader && s.write.array == u) return "";
-  if (!reader->write.relation.intersect_domain(reader->domain).is_injective()) return "";
+  isl::map write = reader->write.relation.intersect_domain(reader->domain);
+  if (!write.is_injective()) return "";
+  // S writes every element of U: elements it leaves alone keep what the run
+  // time put there (zeros), which T's producers must not overwrite.
+  const ScopArray *us = scop.array(u);
+  if (!us || !us->extent.intersect_params(scop.context).is_subset(write.range())) return "";
   return u;
 }
 

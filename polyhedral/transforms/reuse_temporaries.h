@@ -20,7 +20,8 @@
 // exactly one statement S reads T; S assigns U (no reduction, no read of U)
 // and reads T only at the element it writes (its read and write relations
 // are equal up to the array); S's write is injective (one instance per
-// element); S is U's only writer; T and U have one element type and shape.
+// element) and covers all of U; S is U's only writer; T and U have one
+// element type and shape.
 // Then the instances of S that touch one element e are one, S(e); every
 // write of T[e] comes before S(e) (flow, output and reduction-closure
 // dependences, which the schedule keeps); nothing reads T[e] but S(e); and
