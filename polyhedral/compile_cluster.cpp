@@ -194,19 +194,22 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     aopts.packs = packs;
     r.kernel = build_ast(scop, deps, packed.is_null() ? sched.schedule : packed, aopts);
     if (options.vectorize) r.kernel.vector_lanes = options.target.vector_lanes;
-    // In-place reuse first: it needs no storage at all; contraction takes what is left.
-    if (options.reuse_temporaries) {
-      ReuseResult u = reuse_temporaries(scop, r.kernel);
-      if (!u.reused.empty()) {
-        r.stats["temporaries_reused"] += static_cast<long>(u.reused.size());
-        r.stats["reused_bytes_saved"] += static_cast<long>(u.bytes_saved);
-      }
-    }
+    // Contraction first: a compact private buffer beat the target's storage
+    // where both apply (a blocked conv's channel blocks lie 49 x 4 KiB apart:
+    // ResNet conv2 2.14 vs 2.85 ms; conv3's NCHW conversion row: 1.31 vs
+    // 1.42 ms); in-place reuse takes what is left.
     if (options.contract) {
       ContractResult c = contract_arrays(r.kernel);
       if (!c.arrays.empty()) {
         r.stats["arrays_contracted"] += static_cast<long>(c.arrays.size());
         r.stats["contracted_bytes_saved"] += static_cast<long>(c.bytes_before - c.bytes_after);
+      }
+    }
+    if (options.reuse_temporaries) {
+      ReuseResult u = reuse_temporaries(scop, r.kernel);
+      if (!u.reused.empty()) {
+        r.stats["temporaries_reused"] += static_cast<long>(u.reused.size());
+        r.stats["reused_bytes_saved"] += static_cast<long>(u.bytes_saved);
       }
     }
     count_marks(*r.kernel.body, r.stats);
