@@ -4,13 +4,20 @@
 #include "backends/cpu/runtime/parallel_for.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cfenv>
 #include <atomic>
 #include <memory>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
 namespace atl::cpu {
 
 namespace {
+
+constexpr std::uint64_t kStop = ~std::uint64_t{0};  // the generation that stops the workers
 
 thread_local bool t_inside_run = false;  // this thread runs a chunk now: nested loops go inline
 
@@ -35,6 +42,20 @@ std::shared_ptr<ThreadPool> global_pool() {
   return g_pool;
 }
 
+/// Spins until `done()` or kSpinMicroseconds pass; true when done() held.
+template <class Done>
+bool spin_until(Done done) {
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 1;; ++i) {
+    if (done()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+    _mm_pause();
+#endif
+    if (i % 64 == 0 && std::chrono::steady_clock::now() - start > std::chrono::microseconds(kSpinMicroseconds))
+      return done();
+  }
+}
+
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
@@ -48,6 +69,7 @@ ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(m_);
     stop_ = true;
+    generation_.store(kStop, std::memory_order_release);
   }
   start_cv_.notify_all();
   for (std::thread &t : workers_) t.join();
@@ -59,14 +81,15 @@ void ThreadPool::work(int index) {
   for (;;) {
     std::pair<std::int64_t, std::int64_t> chunk;
     const std::function<void(std::int64_t, std::int64_t)> *fn;
-    {
+    if (!spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; })) {
       std::unique_lock<std::mutex> lock(m_);
-      start_cv_.wait(lock, [&] { return stop_ || generation_ != seen; });
+      start_cv_.wait(lock, [&] { return stop_ || generation_.load(std::memory_order_acquire) != seen; });
       if (stop_) return;
-      seen = generation_;
-      chunk = chunks_[static_cast<std::size_t>(index)];
-      fn = fn_;
     }
+    seen = generation_.load(std::memory_order_acquire);
+    if (seen == kStop) return;
+    chunk = chunks_[static_cast<std::size_t>(index)];
+    fn = fn_;
     if (chunk.first < chunk.second) {
       // Run in the caller's floating-point environment (rounding mode), not the one
       // this thread was created with.
@@ -76,9 +99,9 @@ void ThreadPool::work(int index) {
       (*fn)(chunk.first, chunk.second);
       std::fesetenv(&own);
     }
-    {
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       std::lock_guard<std::mutex> lock(m_);
-      if (--pending_ == 0) done_cv_.notify_one();
+      done_cv_.notify_one();
     }
   }
 }
@@ -97,26 +120,31 @@ void ThreadPool::run(std::int64_t begin, std::int64_t end, std::int64_t grain,
   // Chunk 0 runs here; chunk i (1..parts-1) on worker i-1; other workers get empty chunks.
   std::int64_t base = n / parts, extra = n % parts;
   std::int64_t first_end = begin + base + (extra > 0 ? 1 : 0);
+  // Workers read chunks_, fn_ and env_ after they see the new generation
+  // (release / acquire); none reads them before pending_ reaches 0 again.
+  std::int64_t at = first_end;
+  for (std::size_t w = 0; w < workers_.size(); ++w) {
+    std::int64_t i = static_cast<std::int64_t>(w) + 1;
+    std::int64_t len = i < parts ? base + (i < extra ? 1 : 0) : 0;
+    chunks_[w] = {at, at + len};
+    at += len;
+  }
+  fn_ = &fn;
+  std::fegetenv(&env_);
+  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
   {
     std::lock_guard<std::mutex> lock(m_);
-    std::int64_t at = first_end;
-    for (std::size_t w = 0; w < workers_.size(); ++w) {
-      std::int64_t i = static_cast<std::int64_t>(w) + 1;
-      std::int64_t len = i < parts ? base + (i < extra ? 1 : 0) : 0;
-      chunks_[w] = {at, at + len};
-      at += len;
-    }
-    fn_ = &fn;
-    std::fegetenv(&env_);
-    pending_ = static_cast<int>(workers_.size());
-    ++generation_;
+    std::uint64_t next = generation_.load(std::memory_order_relaxed) + 1;
+    generation_.store(next == kStop ? 1 : next, std::memory_order_release);
   }
   start_cv_.notify_all();
   t_inside_run = true;
   fn(begin, first_end);
   t_inside_run = false;
-  std::unique_lock<std::mutex> lock(m_);
-  done_cv_.wait(lock, [&] { return pending_ == 0; });
+  if (!spin_until([&] { return pending_.load(std::memory_order_acquire) == 0; })) {
+    std::unique_lock<std::mutex> lock(m_);
+    done_cv_.wait(lock, [&] { return pending_.load(std::memory_order_acquire) == 0; });
+  }
   fn_ = nullptr;
 }
 

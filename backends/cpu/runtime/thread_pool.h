@@ -1,6 +1,7 @@
 // Atoll's CPU thread pool: std::thread workers running static chunks of a range.
 #pragma once
 
+#include <atomic>
 #include <cfenv>
 #include <condition_variable>
 #include <cstdint>
@@ -13,7 +14,11 @@ namespace atl::cpu {
 
 /// A fixed set of worker threads. run() splits [begin, end) into at most
 /// threads() static chunks of at least `grain` iterations, runs one on the
-/// caller and the rest on the workers, and waits for all of them.
+/// caller and the rest on the workers, and waits for all of them. Workers
+/// and the waiting caller spin for up to kSpinMicroseconds before they block
+/// on a condition variable.
+inline constexpr int kSpinMicroseconds = 200;
+
 class ThreadPool {
 public:
   /// `threads` counts the caller; 1 means no workers (everything inline).
@@ -33,10 +38,13 @@ private:
 
   std::vector<std::thread> workers_;
   std::mutex busy_;  ///< held by the caller of run() for the whole call
-  std::mutex m_;
+  std::mutex m_;     ///< guards the sleeping paths (no wake-up is lost)
   std::condition_variable start_cv_, done_cv_;
-  std::uint64_t generation_ = 0;
-  int pending_ = 0;
+  /// Published with release after chunks_, fn_ and env_ are written; workers
+  /// spin on it for a while after each chunk before they sleep, so that the
+  /// kernels of one graph, called back to back, do not pay a wake-up each.
+  std::atomic<std::uint64_t> generation_{0};
+  std::atomic<int> pending_{0};
   bool stop_ = false;
   const std::function<void(std::int64_t, std::int64_t)> *fn_ = nullptr;
   std::fenv_t env_{};  ///< the caller's floating-point environment, applied to every chunk
