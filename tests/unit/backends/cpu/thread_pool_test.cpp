@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <chrono>
 #include <thread>
 #include <vector>
 
@@ -26,6 +27,35 @@ TEST_CASE("cpu runtime: every iteration runs exactly once for any thread count a
       std::vector<std::atomic<int>> hits(static_cast<std::size_t>(n + 5));
       pool.run(5, n + 5, 1, [&](std::int64_t b, std::int64_t e) { count_range(&hits, b, e); });
       for (std::int64_t i = 0; i < n + 5; ++i) CHECK(hits[static_cast<std::size_t>(i)] == (i >= 5 ? 1 : 0));
+    }
+  }
+}
+
+TEST_CASE("cpu runtime: back-to-back runs, runs after the workers slept, and destruction while they spin") {
+  for (int threads : {2, 3}) {
+    CAPTURE(threads);
+    for (int round = 0; round < 3; ++round) {
+      ThreadPool pool(threads);
+      std::int64_t total = 0;
+      // Back to back: the workers are still spinning when the next run starts.
+      for (int k = 0; k < 2000; ++k) {
+        std::atomic<std::int64_t> sum{0};
+        std::int64_t n = 1 + k % 37;
+        pool.run(0, n, 1, [&](std::int64_t b, std::int64_t e) {
+          for (std::int64_t i = b; i < e; ++i) sum += i;
+        });
+        CHECK(sum == n * (n - 1) / 2);
+        total += sum;
+      }
+      CHECK(total > 0);
+      if (round == 1) {
+        // Past the spin window: the workers sleep and a run must wake them.
+        std::this_thread::sleep_for(std::chrono::microseconds(20 * kSpinMicroseconds));
+        std::atomic<int> hits{0};
+        pool.run(0, threads, 1, [&](std::int64_t b, std::int64_t e) { hits += static_cast<int>(e - b); });
+        CHECK(hits == threads);
+      }
+      // round 0 and 2: the pool is destroyed right after a run, while its workers spin.
     }
   }
 }
