@@ -100,6 +100,21 @@ int top_level_fors(const std::string &ast) {
   return n;
 }
 
+/// Options of the window sweeps: AVX-512 with 16 lanes for the first variant
+/// of a case (v == 0), otherwise 1/4/8/16 lanes; 16 or 32 registers; 1 or 2
+/// cores when `cores`; sometimes (v > 0) a row count for the register tile.
+poly::PolyOptions random_window_options(std::mt19937 &rng, int v, bool cores, std::ostream &what) {
+  poly::PolyOptions po;
+  po.target = avx512();
+  int lanes[] = {1, 4, 8, 16};
+  po.target.vector_lanes = v == 0 ? 16 : lanes[rng() % 4];
+  po.target.vector_registers = rng() % 2 ? 32 : 16;
+  if (cores) po.target.cores = 1 + static_cast<int>(rng() % 2);
+  what << "lanes " << po.target.vector_lanes << " regs " << po.target.vector_registers;
+  if (v > 0 && rng() % 2) po.unroll = 1 + static_cast<long>(rng() % 7), what << " rows " << po.unroll;
+  return po;
+}
+
 }  // namespace
 
 TEST_SUITE("polyhedral") {
@@ -206,15 +221,8 @@ TEST_CASE("tile_window_for_cpu: random register tiles and vector widths keep res
     for (int v = 0; v < per_case; ++v) {
       unsigned seed = base_seed + static_cast<unsigned>(variants.size());
       std::mt19937 rng(seed);
-      poly::PolyOptions po;
-      po.target = avx512();
-      int lanes[] = {1, 4, 8, 16};
-      po.target.vector_lanes = v == 0 ? 16 : lanes[rng() % 4];
-      po.target.vector_registers = rng() % 2 ? 32 : 16;
-      po.target.cores = 1 + static_cast<int>(rng() % 2);
       std::ostringstream what;
-      what << "lanes " << po.target.vector_lanes << " regs " << po.target.vector_registers;
-      if (v > 0 && rng() % 2) po.unroll = 1 + static_cast<long>(rng() % 7), what << " rows " << po.unroll;
+      poly::PolyOptions po = random_window_options(rng, v, true, what);
       const polytest::Variant *added =
           polytest::add_variant(variants, p, seed, what.str(), test::describe_case(pool[p]), "wk",
                                 [&] { return poly::compile_cluster(graphs[p], graphs[p].order(), po); });
@@ -293,14 +301,8 @@ TEST_CASE("tile_window_for_cpu: random epilogues in the window tiles keep result
     for (int v = 0; v < 3; ++v) {
       unsigned seed = base_seed + static_cast<unsigned>(variants.size());
       std::mt19937 rng(seed);
-      poly::PolyOptions po;
-      po.target = avx512();
-      int lanes[] = {1, 4, 8, 16};
-      po.target.vector_lanes = v == 0 ? 16 : lanes[rng() % 4];
-      po.target.vector_registers = rng() % 2 ? 32 : 16;
       std::ostringstream what;
-      what << "lanes " << po.target.vector_lanes << " regs " << po.target.vector_registers;
-      if (v > 0 && rng() % 2) po.unroll = 1 + static_cast<long>(rng() % 7), what << " rows " << po.unroll;
+      poly::PolyOptions po = random_window_options(rng, v, false, what);
       const polytest::Variant *added =
           polytest::add_variant(variants, p, seed, what.str(), names[p], "we",
                                 [&] { return poly::compile_cluster(graphs[p], graphs[p].order(), po); });
