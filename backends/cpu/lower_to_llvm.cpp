@@ -1,6 +1,7 @@
 // Lowers loop-AST kernels to LLVM IR with IRBuilder: typed function, _entry, outlined parallel bodies.
 #include "backends/cpu/lower_to_llvm.h"
 
+#include "backends/cpu/forward_inits.h"
 #include "backends/cpu/kernel_info.h"
 #include "backends/cpu/lower_calls.h"
 #include "backends/cpu/lower_elements.h"
@@ -205,17 +206,22 @@ private:
       return;
     case LStmtKind::For: return loop(s);
     case LStmtKind::If: {
+      inits_.clear();
       llvm::Value *c = cond(*s.cond);
       auto *then_bb = llvm::BasicBlock::Create(ctx_, "then", frame_.fn);
       auto *else_bb = s.else_body ? llvm::BasicBlock::Create(ctx_, "else", frame_.fn) : nullptr;
       auto *merge = llvm::BasicBlock::Create(ctx_, "endif", frame_.fn);
       b_.CreateCondBr(c, then_bb, else_bb ? else_bb : merge);
       b_.SetInsertPoint(then_bb);
+      inits_.enter();
       if (s.then_body) stmt(*s.then_body);
+      inits_.leave();
       b_.CreateBr(merge);
       if (else_bb) {
         b_.SetInsertPoint(else_bb);
+        inits_.enter();
         stmt(*s.else_body);
+        inits_.leave();
         b_.CreateBr(merge);
       }
       b_.SetInsertPoint(merge);
@@ -230,6 +236,10 @@ private:
     llvm::Value *p = element_ptr(a, offset(a, index_list(s.indices)));
     if (promoted(s)) return promoted_store(s, p, false);
     llvm::Value *v = value(*s.value);
+    if (s.op == compute::AssignOp::Assign && a.decl->dtype == DType::F32 && v->getType()->isFloatTy() &&
+        llvm::isa<llvm::Constant>(v))
+      return inits_.note(b_.CreateStore(v, p), s.array);
+    inits_.clear();
     if (s.op != compute::AssignOp::Assign) v = combine(s.op, load_element(a.decl->dtype, p), v);
     store_element(a.decl->dtype, p, v);
   }
@@ -308,6 +318,7 @@ private:
   /// their fold combined into the stored values, scalar code for the remainder,
   /// then the peeled conditions.
   void reduction_loop(const LStmt &s, llvm::Value *start, llvm::Value *end, const VectorReductionForm &form) {
+    inits_.clear();
     const std::vector<const LStmt *> &reductions = form.reductions;
     VectorReductionLoop spec;
     spec.lanes = lanes_;
@@ -352,7 +363,9 @@ private:
     b_.CreateCondBr(inside, then_bb, merge);
     b_.SetInsertPoint(then_bb);
     frame_.vars[iterator] = e;
+    inits_.enter();
     stmt(*c.then_body);
+    inits_.leave();
     b_.CreateBr(merge);
     b_.SetInsertPoint(merge);
   }
@@ -429,6 +442,7 @@ private:
   /// loaded, transposed, and stored as lanes vectors of Y; the chunk left
   /// over at the end of w (fewer than lanes columns) with masked loads and stores.
   void transposed_loop(const TransposeForm &t) {
+    inits_.clear();
     const LStmt &l = *t.outer;
     ScopedVar bound(frame_, l.iterator);
     llvm::Value *first = index(*l.init);
@@ -455,7 +469,9 @@ private:
     auto *done = llvm::BasicBlock::Create(ctx_, w.iterator + ".tdone", frame_.fn);
     b_.CreateCondBr(b_.CreateICmpSGT(left, b_.getInt64(0)), tail, done);
     b_.SetInsertPoint(tail);
+    inits_.enter();
     transposed_block(t, first, rest, left);
+    inits_.leave();
     b_.CreateBr(done);
     b_.SetInsertPoint(done);
   }
@@ -563,16 +579,33 @@ private:
     for (std::size_t d = 0; d + 1 < idx.size(); ++d) inside = b_.CreateAnd(inside, b_.CreateICmpULT(idx[d], a.extents[d]));
     // Lane l reads the last subscript at idx + stride * l (has_vector_form: stride 1..kMaxVectorLoadStride).
     std::int64_t stride = *coefficient(*ld.args.back(), current_vector_iterator_);
+    llvm::Value *p = b_.CreateGEP(b_.getFloatTy(), a.base, offset(a, idx));  // not inbounds: lanes before the start are masked off
+    if (stride == 1) {
+      // The lanes in bounds are one run [lo, hi): the mask is made of two
+      // scalar clamps and shifts (a 16-lane i64 compare costs two vector
+      // compares and a mask merge per load, and keeps vector registers busy).
+      llvm::Value *lo = clamp_lanes(b_.CreateNeg(idx.back()));
+      llvm::Value *hi = clamp_lanes(b_.CreateSub(a.extents.back(), idx.back()));
+      llvm::Value *one = b_.getInt64(1);
+      llvm::Value *bits = b_.CreateAnd(b_.CreateSub(b_.CreateShl(one, hi), one), b_.CreateNot(b_.CreateSub(b_.CreateShl(one, lo), one)));
+      bits = b_.CreateSelect(inside, bits, b_.getInt64(0));
+      llvm::Type *mask_ty = llvm::FixedVectorType::get(b_.getInt1Ty(), static_cast<unsigned>(lanes_));
+      llvm::Value *mask = b_.CreateBitCast(b_.CreateTrunc(bits, b_.getIntNTy(static_cast<unsigned>(lanes_))), mask_ty);
+      return b_.CreateMaskedLoad(vec_ty(), p, llvm::Align(4), mask, vector_value(*e.args[1]));
+    }
     std::vector<llvm::Constant *> steps;
     for (std::int64_t l = 0; l < lanes_; ++l) steps.push_back(b_.getInt64(static_cast<std::uint64_t>(stride * l)));
     llvm::Value *lane_idx = b_.CreateAdd(b_.CreateVectorSplat(static_cast<unsigned>(lanes_), idx.back()),
                                          llvm::ConstantVector::get(steps));
     llvm::Value *mask = b_.CreateICmpULT(lane_idx, b_.CreateVectorSplat(static_cast<unsigned>(lanes_), a.extents.back()));
     mask = b_.CreateAnd(mask, b_.CreateVectorSplat(static_cast<unsigned>(lanes_), inside));
-    // Not inbounds: lanes before the array's start are masked off.
-    llvm::Value *p = b_.CreateGEP(b_.getFloatTy(), a.base, offset(a, idx));
-    if (stride != 1) return emit_strided_load(b_, p, stride, static_cast<unsigned>(lanes_), mask, vector_value(*e.args[1]));
-    return b_.CreateMaskedLoad(vec_ty(), p, llvm::Align(4), mask, vector_value(*e.args[1]));
+    return emit_strided_load(b_, p, stride, static_cast<unsigned>(lanes_), mask, vector_value(*e.args[1]));
+  }
+
+  /// `n` clamped to [0, lanes] (i64).
+  llvm::Value *clamp_lanes(llvm::Value *n) {
+    llvm::Value *lo = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, n, b_.getInt64(0));
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, lo, b_.getInt64(lanes_));
   }
 
   void vector_body(const LStmt &s) {
@@ -606,6 +639,9 @@ private:
     if (promoted(s)) return promoted_store(s, p, true);
     if (s.op == compute::AssignOp::Assign) prefetch_next_tile(s);
     llvm::Value *v = vector_value(*s.value);
+    if (s.op == compute::AssignOp::Assign && &s != streaming_now_ && llvm::isa<llvm::Constant>(v))
+      return inits_.note(b_.CreateAlignedStore(v, p, llvm::Align(4)), s.array);
+    inits_.clear();
     if (s.op != compute::AssignOp::Assign) v = combine(s.op, b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4)), v);
     if (&s == streaming_now_) {
       // Aligned by align_for_stream; the fence comes before the function returns.
@@ -665,6 +701,7 @@ private:
 
   struct Accumulator {
     llvm::Value *ptr = nullptr;
+    std::string array;
     bool vector = false;
     llvm::Value *init = nullptr, *current = nullptr;
   };
@@ -703,6 +740,8 @@ private:
     if (delta != 0) prefetch_moved(e, k.iterator, delta);
   }
   Promotion *promo_ = nullptr;
+  /// Constant stores a promoted loop may start its accumulators from.
+  PendingInits inits_;
 
   bool promoted(const LStmt &s) const { return promo_ && s.op != compute::AssignOp::Assign && promo_->arrays.count(s.array); }
 
@@ -710,8 +749,11 @@ private:
     if (promo_->collecting) {
       Accumulator a;
       a.ptr = p;
+      a.array = s.array;
       a.vector = vector;
-      a.init = vector ? b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4)) : b_.CreateLoad(b_.getFloatTy(), p);
+      // The tile's init (or the previous promoted loop) just stored there: start from that value (forward_inits.h).
+      a.init = inits_.take(p, vector ? vec_ty() : b_.getFloatTy(), s.array);
+      if (!a.init) a.init = vector ? b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4)) : b_.CreateLoad(b_.getFloatTy(), p);
       promo_->acc.push_back(a);
       return;
     }
@@ -739,6 +781,7 @@ private:
     ScopedVar bound(frame_, s.iterator);
     frame_.vars[s.iterator] = start;  // the addresses do not depend on it
     body();                           // collect: addresses and initial values only
+    inits_.keep_only(arrays);
     promo.collecting = false;
     std::vector<llvm::Value *> values;
     for (Accumulator &a : promo.acc) values.push_back(a.init);
@@ -753,10 +796,12 @@ private:
               },
               &values);
     promo_ = outer;
-    for (std::size_t i = 0; i < values.size(); ++i) {
-      if (promo.acc[i].vector) b_.CreateAlignedStore(values[i], promo.acc[i].ptr, llvm::Align(4));
-      else b_.CreateStore(values[i], promo.acc[i].ptr);
-    }
+    // The next promoted loop may start from these values (a window tile's
+    // input rows, one promoted loop each, hand their accumulators on).
+    for (std::size_t i = 0; i < values.size(); ++i)
+      inits_.note(promo.acc[i].vector ? b_.CreateAlignedStore(values[i], promo.acc[i].ptr, llvm::Align(4))
+                                      : b_.CreateStore(values[i], promo.acc[i].ptr),
+                  promo.acc[i].array);
   }
 
   llvm::Value *splat(llvm::Value *x) { return b_.CreateVectorSplat(static_cast<unsigned>(lanes_), x); }
@@ -848,7 +893,9 @@ private:
     frame_.vars[shape.iterator] = iv;
     b_.CreateCondBr(cond_of(iv), body_bb, exit);
     b_.SetInsertPoint(body_bb);
+    inits_.enter();
     body(iv);
+    inits_.leave();
     llvm::Value *next = b_.CreateNSWAdd(iv, b_.getInt64(shape.step), shape.iterator + ".next");
     llvm::BasicBlock *latch_bb = b_.GetInsertBlock();
     iv->addIncoming(next, latch_bb);
@@ -893,6 +940,7 @@ private:
   /// called through atoll_parallel_for (lower_parallel.h) with every array and
   /// variable in scope.
   void parallel_loop(const LStmt &s, const LoopUpperBound &ub) {
+    inits_.clear();
     llvm::Value *start = index(*s.init);
     llvm::Value *last = index(*ub.bound);
     if (!ub.inclusive) last = b_.CreateNSWSub(last, b_.getInt64(1));
@@ -917,6 +965,7 @@ private:
       if (vectorize(s)) vector_loop(s, first, stop, std::nullopt);
       else counted_loop(s, first, [&](llvm::Value *iv) { return b_.CreateICmpSLT(iv, stop); });
       fence_streams();
+      inits_.clear();  // the worker function's stores stay there
     });
     frame_ = outer;
   }

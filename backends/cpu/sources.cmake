@@ -3,6 +3,7 @@ target_sources(atoll_backends PRIVATE
   cpu/c_build.cpp
   cpu/cpu_backend.cpp
   cpu/emit_c.cpp
+  cpu/forward_inits.cpp
   cpu/jit.cpp
   cpu/kernel_info.cpp
   cpu/lower_calls.cpp

@@ -1,0 +1,74 @@
+// Forwards the value a register tile's `_init` (or the previous accumulator loop) stores into the register accumulator that starts from it, so the tile's accumulators never go through memory.
+#pragma once
+
+#include <llvm/IR/BasicBlock.h>
+#include <llvm/IR/Instructions.h>
+#include <llvm/IR/Value.h>
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace atl::cpu {
+
+/// a - b (in bytes for addresses) when the two values differ by a
+/// constant: both are decomposed into sums of the same atoms (adds, subs,
+/// multiplications and shifts by constants, disjoint ors, one-index GEPs
+/// looked through). The lowering builds an element's address anew at every
+/// use, from the same subscripts and loop values, so two addresses of one
+/// tile compare here even where LLVM's alias analysis cannot tell them
+/// apart (an `or disjoint` of two variables after instcombine).
+std::optional<std::int64_t> byte_difference(const llvm::Value *a, const llvm::Value *b);
+
+/// Stores just emitted whose values the next loop of promoted accumulators
+/// may start from: a register tile's `_init` (`C[i, j] = 0` for every
+/// accumulator of the tile), or the final stores of the promoted loop
+/// before it (a window tile in input-row order runs one such loop per input
+/// row, each over the output rows that read it).
+///
+///   before:  store 0, p0; store 0, p1; ...      ; the init, unrolled
+///            acc0 = load p0; acc1 = load p1      ; the accumulators' start
+///            loop k { acc0 += ...; acc1 += ... }
+///            store acc0, p0; store acc1, p1
+///   after:   acc0 = 0; acc1 = 0; loop k { ... }; store acc0, p0; store acc1, p1
+///
+/// LLVM leaves the first form alone when it cannot prove two tile addresses
+/// apart; the accumulators then start with a store and a load each (and a
+/// load of the input that shares the output's 4 KiB page offset waits on
+/// the store). Taking a store is sound when nothing read the element since:
+/// the lowering forgets every store (clear) when it emits anything else that
+/// may read memory, a promoted loop keeps only the stores to its own
+/// accumulator arrays (which it does not read from memory), and a store is
+/// taken only at the loop depth it was made at (in the same straight-line
+/// code, or after sibling loops: its block dominates, and it ran once).
+class PendingInits {
+public:
+  /// `st` stored a constant, or a promoted loop's result, into `array`.
+  void note(llvm::StoreInst *st, const std::string &array) { stores_.push_back({st, array, depth_}); }
+  /// Something else was emitted: no pending store may be taken any more.
+  void clear() { stores_.clear(); }
+  /// A loop's body begins / ends (its stores are forgotten at its end).
+  void enter() { ++depth_; }
+  void leave();
+  /// A promoted loop over these accumulator arrays was collected: the
+  /// stores to other arrays (which its body may read) are forgotten.
+  void keep_only(const std::set<std::string> &arrays);
+  /// The value last stored at `ptr` of `array` with type `ty` at the
+  /// current loop depth, its store erased (the accumulator's final store
+  /// writes the element); nullptr when there is none, or when a later
+  /// store to the array may overlap the element.
+  llvm::Value *take(llvm::Value *ptr, llvm::Type *ty, const std::string &array);
+
+private:
+  struct Pending {
+    llvm::StoreInst *store;
+    std::string array;
+    int depth;
+  };
+  std::vector<Pending> stores_;
+  int depth_ = 0;
+};
+
+}  // namespace atl::cpu
