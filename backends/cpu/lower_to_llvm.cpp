@@ -495,7 +495,7 @@ private:
       llvm::Value *px = element_ptr(x, offset(x, index_list(st.value->args)));
       std::vector<llvm::Value *> rows;
       for (unsigned r = 0; r < n; ++r) {
-        llvm::Value *p = b_.CreateInBoundsGEP(b_.getFloatTy(), px, b_.getInt64(static_cast<std::uint64_t>(r) * n));
+        llvm::Value *p = b_.CreateInBoundsGEP(b_.getFloatTy(), px, b_.getInt64(static_cast<std::uint64_t>(r * t.row_stride)));
         if (!columns) {
           rows.push_back(b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4)));
         } else {

@@ -116,7 +116,9 @@ std::optional<TransposeForm> transpose_form(const poly::LKernel &k, const LStmt 
     if (has_load(*e)) return std::nullopt;
   for (const auto &e : yi)
     if (has_load(*e)) return std::nullopt;
-  if (flat_coefficient(*x, xi, w) != lanes || flat_coefficient(*x, xi, l) != 1) return std::nullopt;
+  std::optional<std::int64_t> row_stride = flat_coefficient(*x, xi, w);
+  if (!row_stride || *row_stride < lanes || flat_coefficient(*x, xi, l) != 1) return std::nullopt;
+  f.row_stride = *row_stride;
   // Y: w moves only the last subscript, by one; each iterator owns one subscript.
   if (coefficient(*yi.back(), w) != 1) return std::nullopt;
   for (std::size_t d = 0; d + 1 < yi.size(); ++d)

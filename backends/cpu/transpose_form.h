@@ -1,4 +1,4 @@
-// Loop nests that copy a tensor through a square transpose (blocked -> plain layout), which the CPU backend runs as in-register transposes.
+// Loop nests that copy a tensor through a square transpose (blocked -> plain layout, 2-D transposes), which the CPU backend runs as in-register transposes.
 #pragma once
 
 #include "polyhedral/ast/loop_ast.h"
@@ -16,9 +16,10 @@ namespace atl::cpu {
 ///       for (w = ...; w < e; w += 1)  // vector     bounds free of l
 ///         Y[...] = X[...];                          one f32 assignment of one f32 load
 ///
-/// where X's row-major offset moves by `lanes` elements along w and by one
-/// along l (so lanes x lanes elements of X are contiguous: lanes rows along w
-/// of lanes elements along l), Y moves by one along w (its last subscript),
+/// where X's row-major offset moves by one along l and by a constant S >=
+/// lanes along w (so a lanes x lanes block of X is lanes rows, S apart, of
+/// lanes contiguous elements: S = lanes for a blocked layout, the row length
+/// for a plain 2-D transpose), Y moves by one along w (its last subscript),
 /// and every loop of the nest moves its own subscript of Y, so each element
 /// of Y is written once and the nest may run in any order. The backend loads
 /// lanes rows of X, transposes them in registers and stores lanes vectors of Y.
@@ -28,6 +29,7 @@ struct TransposeForm {
   const poly::LStmt *inner = nullptr;         ///< the w loop (marked vector)
   const poly::LStmt *store = nullptr;
   std::int64_t trip = 0;                      ///< T
+  std::int64_t row_stride = 0;                ///< S, X's elements between two rows of a block
 };
 
 /// The transpose form of `loop` for vectors of `lanes` f32 (a power of two,

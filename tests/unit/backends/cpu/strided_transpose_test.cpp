@@ -208,9 +208,28 @@ TEST_CASE("cpu transposes: the blocked -> plain copy nest is recognised only in 
   CHECK(f->trip == 16);
   CHECK(f->middle.size() == 1);
   CHECK(f->inner->iterator == "w");
-  // Rows of X are 16 floats apart along w: not a transpose for 8 lanes or 4 lanes.
-  CHECK_FALSE(transpose_form(k, *loop_named(*k.body, "l"), 8).has_value());
-  CHECK_FALSE(transpose_form(k, *loop_named(*k.body, "l"), 4).has_value());
+  CHECK(f->row_stride == 16);
+  // Rows of X are 16 floats apart along w: with 8 or 4 lanes, blocks of 8 x 8
+  // or 4 x 4 whose rows are 16 apart (two or four blocks per l trip).
+  auto f8 = transpose_form(k, *loop_named(*k.body, "l"), 8);
+  REQUIRE(f8.has_value());
+  CHECK(f8->row_stride == 16);
+  CHECK(transpose_form(k, *loop_named(*k.body, "l"), 4).has_value());
+  // A plain 2-D transpose (rows 768 apart, as BERT's K^T): recognised.
+  auto kt = kernel("kt", {array("K", DType::F32, {64, 768}, Role::Input), array("T", DType::F32, {768, 64}, Role::Output)}, {},
+                   loop_to("d", integer(768), loop_to("s", integer(64), store("T", {var("d"), var("s")}, load("K", {var("s"), var("d")})),
+                                                         {poly::mark::kVector})));
+  kt.vector_lanes = 16;
+  auto fk = transpose_form(kt, *kt.body, 16);
+  REQUIRE(fk.has_value());
+  CHECK(fk->row_stride == 768);
+  // Rows closer than the lanes (overlapping blocks): refused.
+  auto near = kernel("near", {array("K", DType::F32, {80}, Role::Input), array("T", DType::F32, {16, 16}, Role::Output)}, {},
+                     loop_to("d", integer(16), loop_to("s", integer(16),
+                                                       store("T", {var("d"), var("s")}, load("K", {binary(BinOp::Add, binary(BinOp::Mul, integer(4), var("s")), var("d"))})),
+                                                       {poly::mark::kVector})));
+  near.vector_lanes = 16;
+  CHECK_FALSE(transpose_form(near, *near.body, 16).has_value());
   // Not from the outer cb loop (two iterations).
   CHECK_FALSE(transpose_form(k, *loop_named(*k.body, "cb"), 16).has_value());
   // Y read by the copy (the source is the destination): refused.
@@ -249,7 +268,10 @@ TEST_CASE("cpu transposes: random widths and lane counts copy exactly, NaN and i
     int lanes = 4 << (rng() % 3);
     cases.push_back({lanes, 1 + static_cast<std::int64_t>(rng() % 50), lanes, rng() % 2 == 0});
   }
-  cases.push_back({16, 21, 8, false});  // rows 16 apart with 8 lanes: the ordinary code
+  cases.push_back({16, 21, 8, false});  // rows 16 apart with 8 lanes: 8 x 8 blocks
+  cases.push_back({32, 19, 16, false});  // rows 32 apart: two blocks per l trip
+  cases.push_back({48, 7, 16, true});
+  cases.push_back({24, 13, 8, false});
   std::vector<poly::LKernel> ks;
   for (std::size_t i = 0; i < cases.size(); ++i)
     ks.push_back(unblock("t" + std::to_string(i), cases[i].b, cases[i].w, cases[i].lanes, cases[i].parallel));
