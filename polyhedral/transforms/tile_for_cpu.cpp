@@ -220,6 +220,18 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     nr = nvec * lanes;
   }
   long mr = o.unroll > 0 ? o.unroll : std::clamp((t.vector_registers - nvec - 1) / nvec, 1L, 8L);
+  // Rows of symbolic extent (a batch dimension): a power of two, which the
+  // usual batch sizes fill with whole tiles; the leftover rows run in a
+  // guarded tile of their own. The MLP at N = 64 / 16 / 1: 4 rows 0.648 /
+  // 0.163 / 0.040 ms, 6 rows 0.703 / 0.211 / 0.045 (N = 48: equal).
+  auto symbolic = [&](int d) {  // the values of dimension d depend on the parameters
+    std::string vars;
+    for (std::size_t k = 0; k < n; ++k) vars += (k ? ", x" : "x") + std::to_string(k);
+    isl::set one = s->domain.apply(isl::map(s->domain.ctx(), "{ " + s->name + "[" + vars + "] -> [" + x(d) + "] }"));
+    return !one.is_equal(one.project_out_all_params().intersect_params(one.params()));
+  };
+  if (o.unroll <= 0 && symbolic(roles->r))
+    while (mr & (mr - 1)) mr &= mr - 1;
   mr = std::min(mr, known(roles->r, mr));
   // Column blocks: only when the vector dimension is one or two whole vectors (a channel block).
   long nu = 1;
