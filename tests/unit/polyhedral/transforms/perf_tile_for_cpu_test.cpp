@@ -79,6 +79,25 @@ TEST_CASE("footprint: a GEMM tile touches its three blocks") {
   CHECK(poly::tile_footprint_bytes(s.scop, *st, {1, 0, 1}) == (128 + 1 + 128) * 4);
 }
 
+TEST_CASE("tile_for_cpu: rows of symbolic extent get a power-of-two register tile, concrete rows the cost model's") {
+  atl::Graph g = polytest::graph_json(
+      R"([{"op": "MatMul", "name": "mm", "inputs": ["x", "w"], "outputs": ["y"]}])",
+      R"("params": {"N": {"min": 1, "max": 64}}, "inputs": [{"name": "x", "shape": ["N", 784]}],
+         "weights": [{"name": "w", "shape": [784, 512]}], "outputs": ["y"])");
+  polytest::Scheduled s(g);
+  poly::CpuTileOptions o;
+  o.target = avx512();
+  poly::CpuTileResult r = poly::tile_for_cpu(s.scop, s.schedule, o);
+  REQUIRE(r.applied);
+  CHECK(r.mr == 4);  // 6 by the register count; N = 64, 16, 1 fill tiles of 4
+  CHECK(s.legal(r.schedule));
+  o.unroll = 6;      // the hint still decides
+  CHECK(poly::tile_for_cpu(s.scop, s.schedule, o).mr == 6);
+  polytest::Scheduled c(matmul(64, 784, 512));
+  o.unroll = 0;
+  CHECK(poly::tile_for_cpu(c.scop, c.schedule, o).mr == 6);
+}
+
 TEST_CASE("tile_for_cpu: MatMul gets cache, register and vector bands, an isolate option and marks") {
   polytest::Scheduled s(matmul(100, 300, 200));
   poly::CpuTileOptions o;
