@@ -394,6 +394,23 @@ private:
   /// code for the remainder. A constant trip count gives straight-line code
   /// when short (register micro-tiles), loops otherwise.
   void vector_loop(const LStmt &s, llvm::Value *start, llvm::Value *end, std::optional<std::int64_t> trip) {
+    if (trip && masked_vector_trip(lanes_, *trip) && !partials_ && !lane_mask_ && no_memory_accumulation(s)) {
+      // 9 to 15 elements with AVX-512: one vector whose last lanes are
+      // masked off in every load and store (an 8-lane vector and up to
+      // seven scalar columns otherwise: a 10-way classifier, 14x14 rows).
+      // No lane is combined with another here (partials_ is null), so the
+      // masked-off lanes' values are never used; an accumulation is only
+      // taken in registers (a masked store read back by a masked load in
+      // the next iteration waits for the store: 10x slower).
+      std::vector<llvm::Constant *> on;
+      for (std::int64_t l = 0; l < lanes_; ++l) on.push_back(b_.getInt1(l < *trip));
+      ScopedVar bound(frame_, s.iterator);
+      frame_.vars[s.iterator] = start;
+      lane_mask_ = llvm::ConstantVector::get(on);
+      vector_body(s);
+      lane_mask_ = nullptr;
+      return;
+    }
     if (trip && *trip >= kMinLanes && *trip < lanes_) {
       // Shorter than one vector (a register tile of a few columns, a
       // remainder): the widest narrower vectors that fit.
@@ -591,6 +608,7 @@ private:
       bits = b_.CreateSelect(inside, bits, b_.getInt64(0));
       llvm::Type *mask_ty = llvm::FixedVectorType::get(b_.getInt1Ty(), static_cast<unsigned>(lanes_));
       llvm::Value *mask = b_.CreateBitCast(b_.CreateTrunc(bits, b_.getIntNTy(static_cast<unsigned>(lanes_))), mask_ty);
+      if (lane_mask_) mask = b_.CreateAnd(mask, lane_mask_);
       return b_.CreateMaskedLoad(vec_ty(), p, llvm::Align(4), mask, vector_value(*e.args[1]));
     }
     std::vector<llvm::Constant *> steps;
@@ -599,6 +617,7 @@ private:
                                          llvm::ConstantVector::get(steps));
     llvm::Value *mask = b_.CreateICmpULT(lane_idx, b_.CreateVectorSplat(static_cast<unsigned>(lanes_), a.extents.back()));
     mask = b_.CreateAnd(mask, b_.CreateVectorSplat(static_cast<unsigned>(lanes_), inside));
+    if (lane_mask_) mask = b_.CreateAnd(mask, lane_mask_);
     return emit_strided_load(b_, p, stride, static_cast<unsigned>(lanes_), mask, vector_value(*e.args[1]));
   }
 
@@ -639,10 +658,10 @@ private:
     if (promoted(s)) return promoted_store(s, p, true);
     if (s.op == compute::AssignOp::Assign) prefetch_next_tile(s);
     llvm::Value *v = vector_value(*s.value);
-    if (s.op == compute::AssignOp::Assign && &s != streaming_now_ && llvm::isa<llvm::Constant>(v))
+    if (s.op == compute::AssignOp::Assign && &s != streaming_now_ && !lane_mask_ && llvm::isa<llvm::Constant>(v))
       return inits_.note(b_.CreateAlignedStore(v, p, llvm::Align(4)), s.array);
     inits_.clear();
-    if (s.op != compute::AssignOp::Assign) v = combine(s.op, b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4)), v);
+    if (s.op != compute::AssignOp::Assign) v = combine(s.op, load_vector(p, lane_mask_), v);
     if (&s == streaming_now_) {
       // Aligned by align_for_stream; the fence comes before the function returns.
       llvm::StoreInst *st = b_.CreateAlignedStore(v, p, llvm::Align(lanes_ * 4));
@@ -651,7 +670,25 @@ private:
       frame_.streamed = true;
       return;
     }
-    b_.CreateAlignedStore(v, p, llvm::Align(4));
+    store_vector(v, p, lane_mask_);
+  }
+
+  /// True when every `op=` store in the vector loop `s` is a promoted accumulator.
+  bool no_memory_accumulation(const LStmt &s) const {
+    if (s.kind == LStmtKind::Store) return s.op == compute::AssignOp::Assign || promoted(s);
+    for (const poly::LStmtPtr &c : s.body)
+      if (c && !no_memory_accumulation(*c)) return false;
+    return true;
+  }
+
+  /// A vector load or store of the lanes in `mask` (all when null); masked-off lanes load zero.
+  llvm::Value *load_vector(llvm::Value *p, llvm::Value *mask) {
+    if (!mask) return b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4));
+    return b_.CreateMaskedLoad(vec_ty(), p, llvm::Align(4), mask, llvm::Constant::getNullValue(vec_ty()));
+  }
+  llvm::Instruction *store_vector(llvm::Value *v, llvm::Value *p, llvm::Value *mask) {
+    if (!mask) return b_.CreateAlignedStore(v, p, llvm::Align(4));
+    return b_.CreateMaskedStore(v, p, llvm::Align(4), mask);
   }
 
   /// A copy into a local buffer (a packed cache tile) from an argument
@@ -703,6 +740,7 @@ private:
     llvm::Value *ptr = nullptr;
     std::string array;
     bool vector = false;
+    llvm::Value *mask = nullptr;  ///< the vector's lanes (null: all)
     llvm::Value *init = nullptr, *current = nullptr;
   };
   struct Promotion {
@@ -740,6 +778,8 @@ private:
     if (delta != 0) prefetch_moved(e, k.iterator, delta);
   }
   Promotion *promo_ = nullptr;
+  /// The lanes of the vector being emitted that exist (null: all; vector_loop's 9 to 15 elements).
+  llvm::Value *lane_mask_ = nullptr;
   /// Constant stores a promoted loop may start its accumulators from.
   PendingInits inits_;
 
@@ -751,9 +791,10 @@ private:
       a.ptr = p;
       a.array = s.array;
       a.vector = vector;
+      a.mask = vector ? lane_mask_ : nullptr;
       // The tile's init (or the previous promoted loop) just stored there: start from that value (forward_inits.h).
-      a.init = inits_.take(p, vector ? vec_ty() : b_.getFloatTy(), s.array);
-      if (!a.init) a.init = vector ? b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4)) : b_.CreateLoad(b_.getFloatTy(), p);
+      if (!a.mask) a.init = inits_.take(p, vector ? vec_ty() : b_.getFloatTy(), s.array);
+      if (!a.init) a.init = vector ? load_vector(p, a.mask) : b_.CreateLoad(b_.getFloatTy(), p);
       promo_->acc.push_back(a);
       return;
     }
@@ -798,10 +839,11 @@ private:
     promo_ = outer;
     // The next promoted loop may start from these values (a window tile's
     // input rows, one promoted loop each, hand their accumulators on).
-    for (std::size_t i = 0; i < values.size(); ++i)
-      inits_.note(promo.acc[i].vector ? b_.CreateAlignedStore(values[i], promo.acc[i].ptr, llvm::Align(4))
-                                      : b_.CreateStore(values[i], promo.acc[i].ptr),
-                  promo.acc[i].array);
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      const Accumulator &a = promo.acc[i];
+      if (a.mask) store_vector(values[i], a.ptr, a.mask);  // not forwarded (a full store would write lanes past the row)
+      else inits_.note(a.vector ? b_.CreateAlignedStore(values[i], a.ptr, llvm::Align(4)) : b_.CreateStore(values[i], a.ptr), a.array);
+    }
   }
 
   llvm::Value *splat(llvm::Value *x) { return b_.CreateVectorSplat(static_cast<unsigned>(lanes_), x); }
@@ -844,9 +886,11 @@ private:
         if (coefficient(*x, current_vector_iterator_) != 0) moves = true;
       if (!moves) return splat(b_.CreateLoad(b_.getFloatTy(), p));
       std::int64_t stride = *coefficient(*e.args.back(), current_vector_iterator_);
-      if (stride != 1) return emit_strided_load(b_, p, stride, static_cast<unsigned>(lanes_));
+      if (stride != 1)
+        return emit_strided_load(b_, p, stride, static_cast<unsigned>(lanes_), lane_mask_,
+                                 lane_mask_ ? llvm::Constant::getNullValue(vec_ty()) : nullptr);
       prefetch_next_block(e);
-      return b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4));
+      return load_vector(p, lane_mask_);
     }
     case LExprKind::ToValue: return splat(b_.CreateSIToFP(index(*e.args[0]), vt_));
     case LExprKind::GuardedLoad: return vector_guarded_load(e);

@@ -318,6 +318,7 @@ struct StraightLine {
       if (lanes > 1 && has_vector_form(k, s)) {
         if (*trip / lanes > max_unroll || *trip % lanes > max_unroll) return -1;
         per = *trip / lanes + *trip % lanes;
+        if (masked_vector_trip(lanes, *trip)) per = 1;  // one vector, its last lanes masked off
       } else if (s.marks.count(poly::mark::kUnroll) && *trip <= max_unroll) {
         per = *trip;
       } else {

@@ -19,6 +19,11 @@ std::optional<std::int64_t> coefficient(const poly::LExpr &e, const std::string 
 /// b - a when it is a constant (both linear in the same variables).
 std::optional<std::int64_t> constant_difference(const poly::LExpr &a, const poly::LExpr &b);
 
+/// A kVector loop of `trip` elements that runs as one vector of `lanes`
+/// lanes with the last ones masked off: 9 to 15 elements with 16 lanes
+/// (AVX-512, where masked loads and stores cost what full ones do).
+inline bool masked_vector_trip(std::int64_t lanes, std::int64_t trip) { return lanes == 16 && trip * 2 > lanes && trip < lanes; }
+
 /// The trip count of a loop `for (it = init; it < or <= bound; it += step)`
 /// when it is a constant.
 std::optional<std::int64_t> constant_trip_count(const poly::LStmt &loop);

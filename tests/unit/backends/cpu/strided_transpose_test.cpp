@@ -171,13 +171,18 @@ poly::LKernel short_window(const std::string &name, std::int64_t m, int lanes) {
   return k;
 }
 
-TEST_CASE("cpu vectors: constant trips shorter than a vector use narrower vectors (8, then 4 lanes)") {
+TEST_CASE("cpu vectors: constant trips shorter than a vector use narrower vectors (8, then 4 lanes), or a masked one") {
   std::string ir8 = emit_llvm_ir({short_window("w8", 8, 16)});
   CHECK(ir8.find("<8 x float>") != std::string::npos);
   CHECK(ir8.find("<16 x float>") != std::string::npos);  // the stride-2 wide load of 8 lanes
+  std::string ir6 = emit_llvm_ir({short_window("w6", 6, 16)});
+  CHECK(ir6.find("<4 x float>") != std::string::npos);
+  // 9 to 15 elements with 16 lanes: one vector, its last lanes masked off.
   std::string ir12 = emit_llvm_ir({short_window("w12", 12, 16)});
-  CHECK(ir12.find("<8 x float>") != std::string::npos);
-  CHECK(ir12.find("<4 x float>") != std::string::npos);
+  CHECK(ir12.find("<8 x float>") == std::string::npos);
+  CHECK(ir12.find("@llvm.masked.store.v16f32") != std::string::npos);
+  std::string ir12x8 = emit_llvm_ir({short_window("v12", 12, 8)});  // AVX2 width: 8 lanes, then 4
+  CHECK(ir12x8.find("<4 x float>") != std::string::npos);
   std::string ir3 = emit_llvm_ir({short_window("w3", 3, 16)});
   CHECK(ir3.find("x float>") == std::string::npos);  // below 4 lanes: scalar
   std::vector<std::int64_t> widths = {3, 4, 7, 8, 12, 15, 20, 28};
