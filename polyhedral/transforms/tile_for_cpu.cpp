@@ -452,9 +452,14 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
 
   // Top-down: a band whose AST options refer to outer bands cannot get new bands above it.
   // Returns the node at the leaf's position's top (the first node inserted).
+  // A vector dimension of constant extent within one tile (10 columns, 16
+  // lanes) is as full as it gets: it does not restrict the isolated part
+  // (else no tile would be full and the rows would keep their min() bounds).
+  const long ev_all = ext[static_cast<std::size_t>(roles->v)];
+  const int pos_v_full = ev_all >= 0 && ev_all <= nr ? -1 : pos_v;
   auto isolate = [&](std::size_t members) {
     return isolate_option(*s, static_cast<int>(b0.size()), static_cast<int>(members),
-                          {{pos_r, mr, roles->r}, {pos_v, nr, roles->v}, {pos_u, nu, roles->u}});
+                          {{pos_r, mr, roles->r}, {pos_v_full, nr, roles->v}, {pos_u, nu, roles->u}});
   };
   // Below the register band: unrolled column blocks and rows, the vector columns.
   auto build_points = [&](isl::schedule_node node) {
