@@ -97,7 +97,8 @@ void PendingInits::keep_only(const std::set<std::string> &arrays) {
 }
 
 llvm::Value *PendingInits::take(llvm::Value *ptr, llvm::Type *ty, const std::string &array) {
-  const llvm::DataLayout &dl = llvm::cast<llvm::Instruction>(ptr)->getModule()->getDataLayout();
+  if (stores_.empty()) return nullptr;
+  const llvm::DataLayout &dl = stores_.front().store->getModule()->getDataLayout();
   const std::int64_t want = store_size(ty, dl);
   // From the last store back: the first one that may touch the element
   // decides (an exact match at this loop depth is taken; any other overlap,

@@ -1,7 +1,6 @@
 // Forwards the value a register tile's `_init` (or the previous accumulator loop) stores into the register accumulator that starts from it, so the tile's accumulators never go through memory.
 #pragma once
 
-#include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Value.h>
 

@@ -686,9 +686,9 @@ private:
     if (!mask) return b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4));
     return b_.CreateMaskedLoad(vec_ty(), p, llvm::Align(4), mask, llvm::Constant::getNullValue(vec_ty()));
   }
-  llvm::Instruction *store_vector(llvm::Value *v, llvm::Value *p, llvm::Value *mask) {
-    if (!mask) return b_.CreateAlignedStore(v, p, llvm::Align(4));
-    return b_.CreateMaskedStore(v, p, llvm::Align(4), mask);
+  void store_vector(llvm::Value *v, llvm::Value *p, llvm::Value *mask) {
+    if (mask) b_.CreateMaskedStore(v, p, llvm::Align(4), mask);
+    else b_.CreateAlignedStore(v, p, llvm::Align(4));
   }
 
   /// A copy into a local buffer (a packed cache tile) from an argument

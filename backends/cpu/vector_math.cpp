@@ -54,10 +54,6 @@ constexpr double kLn2Lo = 1.428606765330187045e-06;   // ln 2 - kLn2Hi, rounded 
 constexpr double kLog2e = 1.4426950408889634;
 constexpr double kRound = 12582912.0;  // 1.5 * 2^23: adding it rounds to an integer in the low mantissa bits
 
-}  // namespace
-
-namespace {
-
 /// e^x; `full`: any x (clamped, overflow to +inf, denormal results rounded
 /// once, NaN kept); otherwise x must lie in [-87, 88] (normal results, one
 /// scale by 2^n: the same bits as the full version there, eight operations

@@ -93,6 +93,17 @@ isl::schedule_node insert_band(isl::schedule_node at, const std::vector<isl::uni
 
 std::string x(int d) { return "x" + std::to_string(d); }
 
+std::string tuple(const ScopStatement &s, int shifted) {
+  std::string out = s.name + "[";
+  for (std::size_t d = 0; d < s.indices.size(); ++d)
+    out += (d ? ", " : "") + x(static_cast<int>(d)) + (static_cast<int>(d) == shifted ? " + 1" : "");
+  return out + "]";
+}
+
+isl::set dimension_values(const ScopStatement &s, int d) {
+  return isl::map(s.domain.ctx(), "{ " + tuple(s) + " -> [" + x(d) + "] }").intersect_domain(s.domain).range();
+}
+
 isl::schedule_node insert_group_band(isl::schedule_node leaf, const Group &g) {
   if (!g.band) return leaf;
   auto b = leaf.insert_partial_schedule(*g.band).as<isl::schedule_node_band>();

@@ -45,6 +45,12 @@ long extent(const isl::set &domain, int d);
 /// "x<d>": the name of dimension d in the tuples the transformations write.
 std::string x(int d);
 
+/// "S[x0, x1, ...]", the statement's tuple; dimension `shifted` as "x<d> + 1".
+std::string tuple(const ScopStatement &s, int shifted = -1);
+
+/// The values dimension `d` of `s` takes over its domain (parametric, 1-D).
+isl::set dimension_values(const ScopStatement &s, int d);
+
 /// The members as one multi_union_pw_aff.
 isl::multi_union_pw_aff product(const std::vector<isl::union_pw_aff> &members);
 

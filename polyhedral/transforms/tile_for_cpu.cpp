@@ -133,9 +133,7 @@ std::pair<long, long> choose_blocked_tile(const CpuTarget &t, long vv, long er, 
 }
 
 isl::union_pw_aff member(const ScopStatement &s, const std::string &expr) {
-  std::string vars;
-  for (std::size_t d = 0; d < s.indices.size(); ++d) vars += (d ? ", x" : "x") + std::to_string(d);
-  return isl::union_pw_aff(s.domain.ctx(), "{ " + s.name + "[" + vars + "] -> [(" + expr + ")] }");
+  return isl::union_pw_aff(s.domain.ctx(), "{ " + tuple(s) + " -> [(" + expr + ")] }");
 }
 
 std::string tiled(int d, long t) { return "floor(" + x(d) + "/" + std::to_string(t) + ")"; }
@@ -156,12 +154,8 @@ isl::union_set isolate_option(const ScopStatement &s, int prefix, int members, c
   for (int q = 0; q < members; ++q) qs += (q ? ", q" : "q") + std::to_string(q);
   std::string space = "isolate[[" + ps + "] -> [" + qs + "]]";
   isl::set all(s.domain.ctx(), "{ " + space + " }");
-  std::string vars;
-  for (std::size_t k = 0; k < s.indices.size(); ++k) vars += (k ? ", x" : "x") + std::to_string(k);
   auto last_is_value = [&](int pos, long size, int d) {
-    isl::set values = isl::map(s.domain.ctx(), "{ " + s.name + "[" + vars + "] -> [" + x(d) + "] }")
-                          .intersect_domain(s.domain)
-                          .range();
+    isl::set values = dimension_values(s, d);
     isl::multi_aff last(s.domain.ctx(), "{ " + space + " -> [(" + std::to_string(size) + " * q" + std::to_string(pos) +
                                             " + " + std::to_string(size - 1) + ")] }");
     return values.preimage(last);
@@ -228,9 +222,7 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
   // guarded tile of their own. The MLP at N = 64 / 16 / 1: 4 rows 0.648 /
   // 0.163 / 0.040 ms, 6 rows 0.703 / 0.211 / 0.045 (N = 48: equal).
   auto symbolic = [&](int d) {  // the values of dimension d depend on the parameters
-    std::string vars;
-    for (std::size_t k = 0; k < n; ++k) vars += (k ? ", x" : "x") + std::to_string(k);
-    isl::set one = s->domain.apply(isl::map(s->domain.ctx(), "{ " + s->name + "[" + vars + "] -> [" + x(d) + "] }"));
+    isl::set one = dimension_values(*s, d);
     return !one.is_equal(one.project_out_all_params().intersect_params(one.params()));
   };
   if (o.unroll <= 0 && symbolic(roles->r))

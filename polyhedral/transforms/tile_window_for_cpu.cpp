@@ -23,12 +23,6 @@ using namespace tiling;
 
 
 
-std::string tuple(const ScopStatement &s, int shifted = -1) {
-  std::string out = s.name + "[";
-  for (std::size_t d = 0; d < s.indices.size(); ++d)
-    out += (d ? ", " : "") + x(static_cast<int>(d)) + (static_cast<int>(d) == shifted ? " + 1" : "");
-  return out + "]";
-}
 
 /// The roles of a window statement's dimensions.
 struct Window {
@@ -37,10 +31,9 @@ struct Window {
   int r = -1, v = -1;         ///< row dimension (or -1) and stride-1 output dimension
   std::vector<int> window;    ///< reduction dimensions, domain order
   long taps = 1;              ///< positions of the window
-  /// The window dimension kh that a read pairs with the rows as
-  /// `a * h + kh` (a = row_step, 1..4: the input row), or -1.
+  /// The window dimension kh that a read pairs with the rows as `h + kh`
+  /// (stride 1: the input row), or -1.
   int input_row = -1;
-  long row_step = 0;
   bool unit = false;          ///< every read moves by 0 or 1 element along v (last subscript)
   const ScopStatement *init = nullptr;  ///< its `_init`, when it moves into the tile loops
   std::string init_tuple;               ///< init[x..]: each index named as the output dimension it writes
@@ -127,19 +120,15 @@ std::optional<Window> window_of(const ScopStatement &s, std::string &why) {
   if (outs.size() >= 2) w.r = outs[outs.size() - 2];
   for (std::size_t k = 0; k + (w.r >= 0 ? 2 : 1) < outs.size(); ++k) w.outer.push_back(outs[k]);
   w.unit = unit_stride_reads(s, w.v);
-  if (w.r >= 0) {
-    const std::string &h = s.indices[static_cast<std::size_t>(w.r)];
-    for (const Expr *r : reads)
-      for (const auto &sub : r->args) {
-        auto q = compute::to_quasi_affine(*sub);
-        if (w.input_row >= 0 || !q || !q->is_linear() || !q->vars.count(h)) continue;
-        long a = static_cast<long>(q->vars.at(h));
-        for (int d : w.window)
-          if (q->vars.count(s.indices[static_cast<std::size_t>(d)]) && q->vars.at(s.indices[static_cast<std::size_t>(d)]) == 1 &&
-              a >= 1 && a <= 4 && extent(s.domain, d) > 1)
-            w.input_row = d, w.row_step = a;
-      }
-  }
+  auto coeff = [](const compute::QuasiAffine &q, const std::string &v) { return q.vars.count(v) ? q.vars.at(v) : 0; };
+  for (const Expr *r : reads)
+    for (const auto &sub : r->args) {
+      auto q = compute::to_quasi_affine(*sub);
+      if (w.r < 0 || w.input_row >= 0 || !q || !q->is_linear() || coeff(*q, s.indices[static_cast<std::size_t>(w.r)]) != 1)
+        continue;
+      for (int d : w.window)
+        if (coeff(*q, s.indices[static_cast<std::size_t>(d)]) == 1 && extent(s.domain, d) > 1) w.input_row = d;
+    }
   return w;
 }
 
@@ -237,9 +226,7 @@ isl::union_set isolate_option(const ScopStatement &s, int members, const std::ve
   std::string space = "isolate[[] -> [" + qs + "]]";
   isl::set iso(s.domain.ctx(), "{ " + space + " }");
   for (const auto &[pos, size, d] : tiled) {
-    isl::set values = isl::map(s.domain.ctx(), "{ " + tuple(s) + " -> [" + x(static_cast<int>(d)) + "] }")
-                          .intersect_domain(s.domain)
-                          .range();
+    isl::set values = dimension_values(s, static_cast<int>(d));
     isl::multi_aff last(s.domain.ctx(), "{ " + space + " -> [(" + std::to_string(size) + " * q" + std::to_string(pos) +
                                             " + " + std::to_string(size - 1) + ")] }");
     iso = iso.intersect(values.preimage(last));
@@ -323,21 +310,20 @@ isl::schedule_node build_tile(isl::schedule_node node, const Window &w, const Wi
     node = node.child(static_cast<int>(main_at)).child(0);  // the main statement's leaf
     depth += 2;
   }
-  // Rows of a full-height tile in input-row order: the band a * h + kh
+  // Rows of a full-height tile in input-row order: the band h + kh
   // (isl unrolls it: each input row's code once), then the other window
   // dimensions, then the output rows that read that input row. Each input
   // vector is loaded once, used by the rows that need it and dead after;
   // in kh-outermost order every input row stays live across the whole tile
   // and the accumulators spill. Each output element still sums over kh,
   // then kw, in the same order.
-  // Stride 1 only: with stride 2 (a = 2) each input row feeds one or two
-  // output rows and the strided loads' shuffles are not shared any better,
-  // while the rows' promoted loops multiply (measured on 96 channels, 112 ->
-  // 56: 0.36 vs 0.26 ms).
-  bool by_input_row = t.unrolled && tile_r && er > 0 && w.input_row >= 0 && w.row_step == 1;
+  // Stride 1 only (window_of): with stride 2 each input row 2h + kh feeds
+  // one or two output rows and the strided loads' shuffles are not shared
+  // any better, while the rows' promoted loops multiply (measured on 96
+  // channels, 112 -> 56: 0.36 vs 0.26 ms).
+  bool by_input_row = t.unrolled && tile_r && er > 0 && w.input_row >= 0;
   if (by_input_row) {
-    std::string ir = std::to_string(w.row_step) + " * " + x(w.r) + " + " + x(w.input_row);
-    auto b = insert_band(node, {member(s, ir)}, {false}).as<isl::schedule_node_band>();
+    auto b = insert_band(node, {member(s, x(w.r) + " + " + x(w.input_row))}, {false}).as<isl::schedule_node_band>();
     node = isl::schedule_node(b.member_set_ast_loop_unroll(0)).child(0), ++depth;
   }
   for (int d : w.window) {
