@@ -1,4 +1,4 @@
-// Forwards the value a register tile's `_init` (or the previous accumulator loop) stores into the register accumulator that starts from it.
+// Forwards what a register tile stores (its `_init`'s constants, its accumulators' results) to the accumulators and the epilogue that read it next.
 #include "backends/cpu/forward_inits.h"
 
 #include <llvm/IR/Constants.h>
@@ -96,28 +96,69 @@ void PendingInits::keep_only(const std::set<std::string> &arrays) {
   std::erase_if(stores_, [&](const Pending &p) { return !arrays.count(p.array); });
 }
 
-llvm::Value *PendingInits::take(llvm::Value *ptr, llvm::Type *ty, const std::string &array) {
-  if (stores_.empty()) return nullptr;
-  const llvm::DataLayout &dl = stores_.front().store->getModule()->getDataLayout();
+namespace {
+
+/// The newest of `stores` at `depth` that writes the element of `array` at
+/// `ptr` with type `ty` exactly; end() when none does, or when a newer
+/// store may overlap it or is not comparable. Other arrays are other
+/// buffers (noalias arguments, locals of their own).
+template <typename Entries>
+auto exact_store(Entries &stores, llvm::Value *ptr, llvm::Type *ty, const std::string &array, int depth) {
+  auto none = stores.end();
+  if (stores.empty()) return none;
+  const llvm::DataLayout &dl = stores.front().store->getModule()->getDataLayout();
   const std::int64_t want = store_size(ty, dl);
-  // From the last store back: the first one that may touch the element
-  // decides (an exact match at this loop depth is taken; any other overlap,
-  // or an address not comparable, forwards nothing). Other arrays are other
-  // buffers (noalias arguments, locals of their own).
-  for (auto it = stores_.rbegin(); it != stores_.rend(); ++it) {
+  for (auto it = stores.rbegin(); it != stores.rend(); ++it) {
     if (it->array != array) continue;
     llvm::StoreInst *st = it->store;
     std::optional<std::int64_t> d = byte_difference(st->getPointerOperand(), ptr);
-    if (!d) return nullptr;
+    if (!d) return none;
     const std::int64_t has = store_size(st->getValueOperand()->getType(), dl);
     if (*d >= want || *d + has <= 0) continue;  // disjoint bytes
-    if (*d != 0 || st->getValueOperand()->getType() != ty || it->depth != depth_) return nullptr;
-    llvm::Value *v = st->getValueOperand();
-    stores_.erase(std::next(it).base());
-    st->eraseFromParent();
-    return v;
+    if (*d != 0 || st->getValueOperand()->getType() != ty || it->depth != depth) return none;
+    return std::next(it).base();
   }
-  return nullptr;
+  return none;
+}
+
+}  // namespace
+
+llvm::Value *PendingInits::take(llvm::Value *ptr, llvm::Type *ty, const std::string &array) {
+  // From the last store back: the first one that may touch the element
+  // decides (an exact match at this loop depth is taken; any other overlap,
+  // or an address not comparable, forwards nothing).
+  auto it = exact_store(stores_, ptr, ty, array, depth_);
+  if (it == stores_.end()) return nullptr;
+  llvm::StoreInst *st = it->store;
+  llvm::Value *v = st->getValueOperand();
+  stores_.erase(it);
+  st->eraseFromParent();
+  return v;
+}
+
+void ForwardedResults::forget(const std::string &array) {
+  std::erase_if(stores_, [&](const Entry &e) { return e.array == array; });
+}
+
+void ForwardedResults::overwrite(llvm::Value *ptr, llvm::Type *ty, const std::string &array) {
+  if (stores_.empty()) return;
+  const llvm::DataLayout &dl = stores_.front().store->getModule()->getDataLayout();
+  const std::int64_t size = store_size(ty, dl);
+  std::erase_if(stores_, [&](const Entry &e) {
+    if (e.array != array) return false;
+    std::optional<std::int64_t> d = byte_difference(e.store->getPointerOperand(), ptr);
+    return !d || (*d < size && *d + store_size(e.store->getValueOperand()->getType(), dl) > 0);
+  });
+}
+
+void ForwardedResults::leave() {
+  --depth_;
+  std::erase_if(stores_, [&](const Entry &e) { return e.depth > depth_; });
+}
+
+llvm::Value *ForwardedResults::find(llvm::Value *ptr, llvm::Type *ty, const std::string &array) const {
+  auto it = exact_store(stores_, ptr, ty, array, depth_);
+  return it == stores_.end() ? nullptr : it->store->getValueOperand();
 }
 
 }  // namespace atl::cpu

@@ -1,4 +1,4 @@
-// Forwards the value a register tile's `_init` (or the previous accumulator loop) stores into the register accumulator that starts from it, so the tile's accumulators never go through memory.
+// Forwards what a register tile stores to the code that reads it next: its `_init`'s constants (or the previous accumulator loop's results) into the accumulators that start from them, its results into its epilogue, so the tile's accumulators never go through memory.
 #pragma once
 
 #include <llvm/IR/Instructions.h>
@@ -67,6 +67,47 @@ private:
     int depth;
   };
   std::vector<Pending> stores_;
+  int depth_ = 0;
+};
+
+/// The results a promoted loop just stored, for the epilogue that reads
+/// them in the same tile (a bias, a BatchNormalization, an activation: the
+/// companions of tile_for_cpu, unrolled into straight-line code):
+///
+///   before:  store acc0, p0; store acc1, p1     ; the promoted loop's end
+///            y0 = f(load p0); y1 = f(load p1)    ; the epilogue
+///   after:   store acc0, p0; store acc1, p1; y0 = f(acc0); y1 = f(acc1)
+///
+/// (LLVM cannot forward these for the reason PendingInits gives; when every
+/// load of a local tile buffer is forwarded, its stores die with it). Unlike
+/// PendingInits nothing is erased, so reads in between do not matter: an
+/// entry is forgotten when its array may be written (forget, or clear for
+/// code that writes arrays it does not name), and is read only at the loop
+/// depth it was made at (straight-line code after the loop, or after sibling
+/// loops, none of which wrote its array).
+class ForwardedResults {
+public:
+  void note(llvm::StoreInst *st, const std::string &array) { stores_.push_back({st, array, depth_}); }
+  /// `array` may be written from here on.
+  void forget(const std::string &array);
+  /// A store of type `ty` at `ptr` of `array` follows: the entries it may
+  /// overlap are forgotten (those provably disjoint from it stay).
+  void overwrite(llvm::Value *ptr, llvm::Type *ty, const std::string &array);
+  void clear() { stores_.clear(); }
+  void enter() { ++depth_; }
+  void leave();
+  /// The value last stored at `ptr` of `array` with type `ty` at the current
+  /// loop depth; nullptr when there is none, or when a later store to the
+  /// array may overlap the element.
+  llvm::Value *find(llvm::Value *ptr, llvm::Type *ty, const std::string &array) const;
+
+private:
+  struct Entry {
+    llvm::StoreInst *store;
+    std::string array;
+    int depth;
+  };
+  std::vector<Entry> stores_;
   int depth_ = 0;
 };
 

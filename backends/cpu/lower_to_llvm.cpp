@@ -206,22 +206,22 @@ private:
       return;
     case LStmtKind::For: return loop(s);
     case LStmtKind::If: {
-      inits_.clear();
+      forget_stores();
       llvm::Value *c = cond(*s.cond);
       auto *then_bb = llvm::BasicBlock::Create(ctx_, "then", frame_.fn);
       auto *else_bb = s.else_body ? llvm::BasicBlock::Create(ctx_, "else", frame_.fn) : nullptr;
       auto *merge = llvm::BasicBlock::Create(ctx_, "endif", frame_.fn);
       b_.CreateCondBr(c, then_bb, else_bb ? else_bb : merge);
       b_.SetInsertPoint(then_bb);
-      inits_.enter();
+      enter_scope();
       if (s.then_body) stmt(*s.then_body);
-      inits_.leave();
+      leave_scope();
       b_.CreateBr(merge);
       if (else_bb) {
         b_.SetInsertPoint(else_bb);
-        inits_.enter();
+        enter_scope();
         stmt(*s.else_body);
-        inits_.leave();
+        leave_scope();
         b_.CreateBr(merge);
       }
       b_.SetInsertPoint(merge);
@@ -237,9 +237,13 @@ private:
     if (promoted(s)) return promoted_store(s, p, false);
     llvm::Value *v = value(*s.value);
     if (s.op == compute::AssignOp::Assign && a.decl->dtype == DType::F32 && v->getType()->isFloatTy() &&
-        llvm::isa<llvm::Constant>(v))
+        llvm::isa<llvm::Constant>(v)) {
+      results_.overwrite(p, v->getType(), s.array);
       return inits_.note(b_.CreateStore(v, p), s.array);
+    }
     inits_.clear();
+    if (a.decl->dtype == DType::F32) results_.overwrite(p, b_.getFloatTy(), s.array);
+    else results_.forget(s.array);
     if (s.op != compute::AssignOp::Assign) v = combine(s.op, load_element(a.decl->dtype, p), v);
     store_element(a.decl->dtype, p, v);
   }
@@ -318,7 +322,7 @@ private:
   /// their fold combined into the stored values, scalar code for the remainder,
   /// then the peeled conditions.
   void reduction_loop(const LStmt &s, llvm::Value *start, llvm::Value *end, const VectorReductionForm &form) {
-    inits_.clear();
+    forget_stores();
     const std::vector<const LStmt *> &reductions = form.reductions;
     VectorReductionLoop spec;
     spec.lanes = lanes_;
@@ -363,9 +367,9 @@ private:
     b_.CreateCondBr(inside, then_bb, merge);
     b_.SetInsertPoint(then_bb);
     frame_.vars[iterator] = e;
-    inits_.enter();
+    enter_scope();
     stmt(*c.then_body);
-    inits_.leave();
+    leave_scope();
     b_.CreateBr(merge);
     b_.SetInsertPoint(merge);
   }
@@ -459,7 +463,7 @@ private:
   /// loaded, transposed, and stored as lanes vectors of Y; the chunk left
   /// over at the end of w (fewer than lanes columns) with masked loads and stores.
   void transposed_loop(const TransposeForm &t) {
-    inits_.clear();
+    forget_stores();
     const LStmt &l = *t.outer;
     ScopedVar bound(frame_, l.iterator);
     llvm::Value *first = index(*l.init);
@@ -486,9 +490,9 @@ private:
     auto *done = llvm::BasicBlock::Create(ctx_, w.iterator + ".tdone", frame_.fn);
     b_.CreateCondBr(b_.CreateICmpSGT(left, b_.getInt64(0)), tail, done);
     b_.SetInsertPoint(tail);
-    inits_.enter();
+    enter_scope();
     transposed_block(t, first, rest, left);
-    inits_.leave();
+    leave_scope();
     b_.CreateBr(done);
     b_.SetInsertPoint(done);
   }
@@ -658,9 +662,12 @@ private:
     if (promoted(s)) return promoted_store(s, p, true);
     if (s.op == compute::AssignOp::Assign) prefetch_next_tile(s);
     llvm::Value *v = vector_value(*s.value);
-    if (s.op == compute::AssignOp::Assign && &s != streaming_now_ && !lane_mask_ && llvm::isa<llvm::Constant>(v))
+    if (s.op == compute::AssignOp::Assign && &s != streaming_now_ && !lane_mask_ && llvm::isa<llvm::Constant>(v)) {
+      results_.overwrite(p, vec_ty(), s.array);
       return inits_.note(b_.CreateAlignedStore(v, p, llvm::Align(4)), s.array);
+    }
     inits_.clear();
+    results_.overwrite(p, vec_ty(), s.array);  // a masked store writes fewer lanes
     if (s.op != compute::AssignOp::Assign) v = combine(s.op, load_vector(p, lane_mask_), v);
     if (&s == streaming_now_) {
       // Aligned by align_for_stream; the fence comes before the function returns.
@@ -782,6 +789,24 @@ private:
   llvm::Value *lane_mask_ = nullptr;
   /// Constant stores a promoted loop may start its accumulators from.
   PendingInits inits_;
+  /// Promoted loops' results their epilogue may read from registers.
+  ForwardedResults results_;
+
+  /// Code that may read or write any array follows (a branch, a loop that
+  /// is not lowered statement by statement, another function).
+  void forget_stores() {
+    inits_.clear();
+    results_.clear();
+  }
+  /// A loop's or a branch's body begins / ends.
+  void enter_scope() {
+    inits_.enter();
+    results_.enter();
+  }
+  void leave_scope() {
+    inits_.leave();
+    results_.leave();
+  }
 
   bool promoted(const LStmt &s) const { return promo_ && s.op != compute::AssignOp::Assign && promo_->arrays.count(s.array); }
 
@@ -841,8 +866,14 @@ private:
     // input rows, one promoted loop each, hand their accumulators on).
     for (std::size_t i = 0; i < values.size(); ++i) {
       const Accumulator &a = promo.acc[i];
-      if (a.mask) store_vector(values[i], a.ptr, a.mask);  // not forwarded (a full store would write lanes past the row)
-      else inits_.note(a.vector ? b_.CreateAlignedStore(values[i], a.ptr, llvm::Align(4)) : b_.CreateStore(values[i], a.ptr), a.array);
+      if (a.mask) {
+        results_.forget(a.array);
+        store_vector(values[i], a.ptr, a.mask);  // not forwarded (a full store would write lanes past the row)
+        continue;
+      }
+      llvm::StoreInst *st = a.vector ? b_.CreateAlignedStore(values[i], a.ptr, llvm::Align(4)) : b_.CreateStore(values[i], a.ptr);
+      inits_.note(st, a.array);
+      results_.note(st, a.array);
     }
   }
 
@@ -890,6 +921,8 @@ private:
         return emit_strided_load(b_, p, stride, static_cast<unsigned>(lanes_), lane_mask_,
                                  lane_mask_ ? llvm::Constant::getNullValue(vec_ty()) : nullptr);
       prefetch_next_block(e);
+      if (!lane_mask_)
+        if (llvm::Value *v = results_.find(p, vec_ty(), e.name)) return v;
       return load_vector(p, lane_mask_);
     }
     case LExprKind::ToValue: return splat(b_.CreateSIToFP(index(*e.args[0]), vt_));
@@ -937,9 +970,9 @@ private:
     frame_.vars[shape.iterator] = iv;
     b_.CreateCondBr(cond_of(iv), body_bb, exit);
     b_.SetInsertPoint(body_bb);
-    inits_.enter();
+    enter_scope();
     body(iv);
-    inits_.leave();
+    leave_scope();
     llvm::Value *next = b_.CreateNSWAdd(iv, b_.getInt64(shape.step), shape.iterator + ".next");
     llvm::BasicBlock *latch_bb = b_.GetInsertBlock();
     iv->addIncoming(next, latch_bb);
@@ -984,7 +1017,7 @@ private:
   /// called through atoll_parallel_for (lower_parallel.h) with every array and
   /// variable in scope.
   void parallel_loop(const LStmt &s, const LoopUpperBound &ub) {
-    inits_.clear();
+    forget_stores();
     llvm::Value *start = index(*s.init);
     llvm::Value *last = index(*ub.bound);
     if (!ub.inclusive) last = b_.CreateNSWSub(last, b_.getInt64(1));
@@ -1009,7 +1042,7 @@ private:
       if (vectorize(s)) vector_loop(s, first, stop, std::nullopt);
       else counted_loop(s, first, [&](llvm::Value *iv) { return b_.CreateICmpSLT(iv, stop); });
       fence_streams();
-      inits_.clear();  // the worker function's stores stay there
+      forget_stores();  // the worker function's stores stay there
     });
     frame_ = outer;
   }
@@ -1221,7 +1254,10 @@ private:
     case LExprKind::Call: return call(e);
     case LExprKind::Load: {
       const ArrayView &a = view(e.name);
-      return load_element(a.decl->dtype, element_ptr(a, offset(a, index_list(e.args))));
+      llvm::Value *p = element_ptr(a, offset(a, index_list(e.args)));
+      if (a.decl->dtype == DType::F32 && vt_->isFloatTy())
+        if (llvm::Value *v = results_.find(p, vt_, e.name)) return v;
+      return load_element(a.decl->dtype, p);
     }
     case LExprKind::GuardedLoad: return guarded_load(e);
     case LExprKind::ToValue: return b_.CreateSIToFP(index(*e.args[0]), vt_);

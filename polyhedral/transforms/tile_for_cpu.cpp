@@ -408,7 +408,12 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     for (const ScopStatement *c : run) f = f.unite(isl::union_set(c->domain));
     return f;
   };
-  auto point_band = [&](isl::schedule_node leaf, const std::vector<const ScopStatement *> &run) {
+  // In a register tile (`unroll`), one band per dimension, all but the
+  // innermost marked for unrolling: the epilogue becomes straight-line code
+  // on the accumulators' elements, which the backend then reads from
+  // registers (ForwardedResults), and the init's constants start the
+  // accumulators (PendingInits).
+  auto point_band = [&](isl::schedule_node leaf, const std::vector<const ScopStatement *> &run, bool unroll) {
     const ScopStatement &c = *run.front();
     if (c.indices.empty()) return leaf;
     std::vector<isl::union_pw_aff> m;
@@ -417,18 +422,37 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
       for (std::size_t k = 1; k < run.size(); ++k) md = md.union_add(member(*run[k], x(static_cast<int>(d))));
       m.push_back(md);
     }
-    isl::schedule_node band = insert_band(leaf, m, std::vector<bool>(m.size(), true), true);
+    isl::schedule_node band;
+    if (unroll) {
+      isl::schedule_node node = leaf;
+      int depth = 0;
+      for (std::size_t d = 0; d < m.size(); ++d) {
+        if (d + 1 < m.size()) node = node.insert_mark(tree_mark::kUnroll).child(0), ++depth;
+        node = insert_band(node, {m[d]}, {true}, true).child(0), ++depth;
+      }
+      node = node.parent();
+      for (int k = 1; k < depth; ++k) node = node.parent();
+      band = node;
+    } else {
+      band = insert_band(leaf, m, std::vector<bool>(m.size(), true), true);
+    }
     if (run.size() == 1) return band;
     isl::union_set_list filters(leaf.ctx(), static_cast<int>(run.size()));
     for (const ScopStatement *r : run) filters = filters.add(isl::union_set(r->domain));
-    return band.child(0).insert_sequence(filters).parent();
+    isl::schedule_node inner = band;
+    while (inner.has_children() && !inner.child(0).isa<isl::schedule_node_leaf>()) inner = inner.child(0);
+    int up = 0;
+    for (isl::schedule_node n = inner; !n.is_equal(band); n = n.parent()) ++up;
+    isl::schedule_node seq = inner.child(0).insert_sequence(filters).parent();
+    for (int k = 0; k < up; ++k) seq = seq.parent();
+    return seq;
   };
   // A sequence: runs of `pre`, the part built by `main_part` under
   // `main_filter`, runs of `post`; returns the sequence node.
   auto insert_sequence = [&](isl::schedule_node node, const std::vector<const ScopStatement *> &pre_list,
                              const isl::union_set &main_filter,
                              const std::function<isl::schedule_node(isl::schedule_node)> &main_part,
-                             const std::vector<const ScopStatement *> &post_list) {
+                             const std::vector<const ScopStatement *> &post_list, bool unroll) {
     auto pre = TileCompanions::runs(pre_list), post = TileCompanions::runs(post_list);
     isl::union_set_list filters(node.ctx(), static_cast<int>(pre.size() + post.size() + 1));
     for (const auto &run : pre) filters = filters.add(filter_of(run));
@@ -436,9 +460,9 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     for (const auto &run : post) filters = filters.add(filter_of(run));
     node = node.insert_sequence(filters);
     int k = 0;
-    for (const auto &run : pre) node = point_band(node.child(k++).child(0), run).parent().parent();
+    for (const auto &run : pre) node = point_band(node.child(k++).child(0), run, unroll).parent().parent();
     node = main_part(node.child(k++).child(0)).parent().parent();
-    for (const auto &run : post) node = point_band(node.child(k++).child(0), run).parent().parent();
+    for (const auto &run : post) node = point_band(node.child(k++).child(0), run, unroll).parent().parent();
     return node;
   };
 
@@ -487,7 +511,7 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
       node = insert_sequence(node, before, main_filter, [&](isl::schedule_node leaf) {
         return build_register(insert_band(leaf, slice(b0, n0, b0.size()), slice(c0, n0, b0.size()), true).child(0))
             .parent();
-      }, after);
+      }, after, false);
       return node.parent();
     }
     // Companions after the register tile's reduction loops; the outer ones
@@ -499,7 +523,7 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
       return insert_sequence(below, before, main_filter, [&](isl::schedule_node leaf) {
         return build_points(insert_band(leaf, slice(b1, n1, b1.size()), slice(c1, n1, b1.size()), true).child(0))
             .parent();
-      }, after).parent();
+      }, after, true).parent();
     };
     if (b0.empty()) return register_part(node);
     node = insert_band(node, with_companions(b0, 0), c0, true).child(0);
@@ -507,7 +531,7 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     isl::union_set inner = main_filter;
     for (const auto *list : {&before, &after})
       for (const ScopStatement *c : *list) inner = inner.unite(isl::union_set(c->domain));
-    return insert_sequence(node, {}, inner, register_part, outer).parent();
+    return insert_sequence(node, {}, inner, register_part, outer, false).parent();
   };
   res.schedule = rebuild_groups(schedule.domain(), kept, [&](isl::schedule_node leaf, std::size_t gi) {
     if (static_cast<int>(gi) == main_group) return build_main(leaf);

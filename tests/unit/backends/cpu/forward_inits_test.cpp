@@ -1,4 +1,4 @@
-// Unit tests of forward_inits: address differences through the lowering's arithmetic, and which pending stores an accumulator may take.
+// Unit tests of forward_inits: address differences through the lowering's arithmetic, which pending stores an accumulator may take, and which results an epilogue may read from registers.
 #include "backends/cpu/forward_inits.h"
 
 #include <doctest/doctest.h>
@@ -113,6 +113,62 @@ TEST_CASE("forward_inits: stores inside a loop body are forgotten at its end; ou
   p.keep_only({"a"});
   CHECK(p.take(t.elem(t.other, 0), t.vec, "o") == nullptr);
   CHECK(p.take(t.elem(t.a, 0), t.vec, "a") != nullptr);
+}
+
+TEST_CASE("forward_inits: an epilogue reads a tile's results, which stay stored, until their array may be written") {
+  Fixture t;
+  atl::cpu::ForwardedResults r;
+  llvm::StoreInst *s0 = t.store_zero(t.elem(t.a, 0));
+  llvm::StoreInst *s1 = t.store_zero(t.elem(t.a, 16));
+  r.note(s0, "a"), r.note(s1, "a");
+  // Read any number of times; nothing is erased.
+  CHECK(r.find(t.elem(t.a, 16), t.vec, "a") == s1->getValueOperand());
+  CHECK(r.find(t.elem(t.a, 16), t.vec, "a") == s1->getValueOperand());
+  CHECK(r.find(t.elem(t.a, 0), t.vec, "a") == s0->getValueOperand());
+  CHECK(s0->getParent() != nullptr);
+  // Not the element of a store, a partial overlap, another type: nothing.
+  CHECK(r.find(t.elem(t.a, 32), t.vec, "a") == nullptr);
+  CHECK(r.find(t.elem(t.a, 8), t.vec, "a") == nullptr);
+  CHECK(r.find(t.elem(t.a, 0), t.b.getFloatTy(), "a") == nullptr);
+  // Another array's results are looked past; a write to "a" forgets a's.
+  r.note(t.store_zero(t.elem(t.other, 0)), "o");
+  CHECK(r.find(t.elem(t.a, 0), t.vec, "a") != nullptr);
+  r.forget("a");
+  CHECK(r.find(t.elem(t.a, 0), t.vec, "a") == nullptr);
+  CHECK(r.find(t.elem(t.other, 0), t.vec, "o") != nullptr);
+  // A store to the array forgets what it may overlap, not what it provably misses
+  // (an epilogue that writes in place: Y = max(Y, 0) vector by vector).
+  r.clear();
+  r.note(t.store_zero(t.elem(t.a, 0)), "a");
+  r.note(t.store_zero(t.elem(t.a, 16)), "a");
+  r.note(t.store_zero(t.elem(t.a, 32)), "a");
+  r.overwrite(t.elem(t.a, 0), t.vec, "a");
+  CHECK(r.find(t.elem(t.a, 0), t.vec, "a") == nullptr);
+  CHECK(r.find(t.elem(t.a, 16), t.vec, "a") != nullptr);
+  r.overwrite(t.elem(t.a, 20), t.b.getFloatTy(), "a");
+  CHECK(r.find(t.elem(t.a, 16), t.vec, "a") == nullptr);
+  CHECK(r.find(t.elem(t.a, 32), t.vec, "a") != nullptr);
+  r.overwrite(t.b.CreateGEP(t.b.getFloatTy(), t.a, t.j), t.vec, "a");
+  CHECK(r.find(t.elem(t.a, 32), t.vec, "a") == nullptr);
+  // A newer store of unknown address to the array hides the older ones.
+  r.note(t.store_zero(t.elem(t.a, 0)), "a");
+  r.note(t.b.CreateAlignedStore(llvm::Constant::getNullValue(t.vec), t.b.CreateGEP(t.b.getFloatTy(), t.a, t.j), llvm::Align(4)), "a");
+  CHECK(r.find(t.elem(t.a, 0), t.vec, "a") == nullptr);
+}
+
+TEST_CASE("forward_inits: results are read only at the loop depth they were stored at") {
+  Fixture t;
+  atl::cpu::ForwardedResults r;
+  r.note(t.store_zero(t.elem(t.a, 0)), "a");
+  r.enter();
+  CHECK(r.find(t.elem(t.a, 0), t.vec, "a") == nullptr);  // a loop body may run after its own later stores
+  r.note(t.store_zero(t.elem(t.a, 16)), "a");
+  CHECK(r.find(t.elem(t.a, 16), t.vec, "a") != nullptr);
+  r.leave();
+  CHECK(r.find(t.elem(t.a, 16), t.vec, "a") == nullptr);
+  CHECK(r.find(t.elem(t.a, 0), t.vec, "a") != nullptr);  // after a sibling loop that did not write "a"
+  r.clear();
+  CHECK(r.find(t.elem(t.a, 0), t.vec, "a") == nullptr);
 }
 
 }  // TEST_SUITE
