@@ -10,6 +10,7 @@
 #include "polyhedral/transforms/contract_arrays.h"
 #include "polyhedral/transforms/reuse_temporaries.h"
 #include "polyhedral/transforms/fuse_sibling_bands.h"
+#include "polyhedral/transforms/interleave_rows.h"
 #include "polyhedral/transforms/pack_tiles.h"
 #include "polyhedral/transforms/tile_for_cpu.h"
 #include "polyhedral/transforms/tile_window_for_cpu.h"
@@ -80,7 +81,17 @@ isl::schedule optimize_for_cpu(const Scop &scop, const Dependences &deps, const 
     wo.rows = o.unroll;
     wo.vectorize = o.vectorize;
     WindowTileResult w = tile_window_for_cpu(scop, schedule, wo);
-    if (!w.applied) return schedule;
+    if (!w.applied) {
+      // Row-wise kernels with short rows (Softmax over 64 scores): rows side by side.
+      InterleaveRowsResult ir = interleave_rows(scop, schedule, InterleaveRowsOptions{});
+      if (!ir.applied) return schedule;
+      if (check_legality(scop, deps, ir.schedule)) {
+        ++r.stats["row_interleavings_rejected"];
+        return schedule;
+      }
+      r.stats["rows_interleaved"] += ir.rows;
+      return ir.schedule;
+    }
     if (w.companions > 0 && check_legality(scop, deps, w.schedule)) {
       // The epilogue in the window tiles broke a dependence: tile without it.
       ++r.stats["epilogue_placements_rejected"];

@@ -818,6 +818,8 @@ private:
       a.vector = vector;
       a.mask = vector ? lane_mask_ : nullptr;
       // The tile's init (or the previous promoted loop) just stored there: start from that value (forward_inits.h).
+      // The element is stored anew after the loop, and take() may erase the store results_ refers to.
+      results_.overwrite(p, vector ? vec_ty() : b_.getFloatTy(), s.array);
       if (!a.mask) a.init = inits_.take(p, vector ? vec_ty() : b_.getFloatTy(), s.array);
       if (!a.init) a.init = vector ? load_vector(p, a.mask) : b_.CreateLoad(b_.getFloatTy(), p);
       promo_->acc.push_back(a);

@@ -6,4 +6,5 @@ target_sources(atoll_poly PRIVATE
   transforms/tile_for_cpu.cpp
   transforms/tile_window_for_cpu.cpp
   transforms/pack_tiles.cpp
+  transforms/interleave_rows.cpp
 )

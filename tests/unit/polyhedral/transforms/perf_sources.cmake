@@ -3,4 +3,5 @@ target_sources(atoll_tests PRIVATE
   unit/polyhedral/transforms/perf_tile_companions_test.cpp
   unit/polyhedral/transforms/perf_tile_for_cpu_test.cpp
   unit/polyhedral/transforms/perf_tile_window_for_cpu_test.cpp
+  unit/polyhedral/transforms/perf_interleave_rows_test.cpp
 )

@@ -1,0 +1,109 @@
+// Interleaves the independent rows of a row-wise kernel: the top band's last loop tiled by R, its point loop sunk into each statement group and unrolled.
+#include "polyhedral/transforms/interleave_rows.h"
+
+#include "polyhedral/transforms/tile_for_cpu.h"
+#include "polyhedral/transforms/tree_edit.h"
+
+#include <functional>
+#include "polyhedral/transforms/cpu_tiling_common.h"
+
+namespace atl::poly {
+
+using tiling::extent;
+using tiling::x;
+
+namespace {
+
+/// { S[x0, ...] -> [x0, ..., x(n-1)] } for every statement: the band the transformation takes.
+isl::union_map leading_dimensions(const Scop &scop, int n, std::string &why) {
+  isl::union_map want = isl::union_map::empty(scop.domain().ctx());
+  for (const ScopStatement &s : scop.statements) {
+    if (static_cast<int>(s.indices.size()) < n) return why = "a statement has fewer dimensions than the band", want;
+    std::string out;
+    for (int d = 0; d < n; ++d) out += (d ? ", " : "") + x(d);
+    want = want.unite(isl::union_map(isl::map(s.domain.ctx(), "{ " + tiling::tuple(s) + " -> [" + out + "] }")
+                                         .intersect_domain(s.domain)));
+  }
+  return want;
+}
+
+}  // namespace
+
+InterleaveRowsResult interleave_rows(const Scop &scop, const isl::schedule &schedule, const InterleaveRowsOptions &o) {
+  InterleaveRowsResult res;
+  res.schedule = schedule;
+  isl::schedule_node top = schedule.root().child(0);
+  if (!top.isa<isl::schedule_node_band>()) return res.reason = "no band at the root", res;
+  auto band = top.as<isl::schedule_node_band>();
+  const int n = static_cast<int>(band.n_member());
+  if (n < 1 || !band.child(0).isa<isl::schedule_node_sequence>()) return res.reason = "the band is not over a sequence", res;
+  isl::multi_union_pw_aff members = band.partial_schedule();
+  isl::union_set domain = scop.domain();
+  std::string why;
+  isl::union_map want = leading_dimensions(scop, n, why);
+  if (!why.empty()) return res.reason = why, res;
+  if (!isl::union_map::from(members).intersect_domain(domain).is_equal(want))
+    return res.reason = "the band is not the statements' leading dimensions", res;
+  // The rows: the last member's values, the same constant range everywhere.
+  long rows = -1;
+  for (const ScopStatement &s : scop.statements) {
+    long e = extent(s.domain, n - 1);
+    if (e <= 0 || (rows >= 0 && e != rows) || !s.domain.dim_min_val(n - 1).is_zero())
+      return res.reason = "the rows are not one constant range from 0", res;
+    rows = e;
+    long per_row = 1;
+    for (int d = n; d < static_cast<int>(s.indices.size()); ++d) {
+      long ed = extent(s.domain, d);
+      if (ed <= 0) return res.reason = "a row of symbolic length", res;
+      per_row *= ed;
+    }
+    if (per_row > o.max_row_elements) return res.reason = "rows long enough to hide their latency", res;
+  }
+  long r = rows % o.rows == 0 ? o.rows : rows % 2 == 0 ? 2 : 1;
+  if (r < 2 || rows < 2 * r) return res.reason = "too few rows, or not divisible", res;
+
+  // The band with its last member in tiles of r rows; each group below it
+  // starts with the rows of its tile, unrolled.
+  auto member = [&](const std::string &expr, const isl::union_set &of) {
+    std::string text;
+    for (const ScopStatement &s : scop.statements)
+      if (!of.intersect(isl::union_set(s.domain)).is_empty())
+        text += (text.empty() ? "" : "; ") + tiling::tuple(s) + " -> [(" + expr + ")]";
+    return isl::union_pw_aff(domain.ctx(), "{ " + text + " }");
+  };
+  TreeNode tree = read_tree(top);
+  BandSpec &spec = *tree.band;
+  spec.schedule = spec.schedule.set_at(n - 1, member("floor(" + x(n - 1) + " / " + std::to_string(r) + ")", domain));
+  spec.isolate.reset();
+  // Into nested sequences too (Softmax's max and exp groups under one
+  // filter): each innermost group runs the rows of the tile.
+  std::function<void(TreeNode &)> sink = [&](TreeNode &seq) {
+    for (TreeNode &filter : seq.children) {
+      if (!filter.children.empty() && filter.children[0].kind == TreeNode::Kind::Sequence) {
+        sink(filter.children[0]);
+        continue;
+      }
+      TreeNode rows_band;
+      rows_band.kind = TreeNode::Kind::Band;
+      BandSpec b;
+      b.schedule = isl::multi_union_pw_aff(member(x(n - 1), *filter.filter));
+      b.permutable = true;
+      b.coincident = {true};
+      rows_band.band = b;
+      rows_band.children = std::move(filter.children);
+      TreeNode mark;
+      mark.kind = TreeNode::Kind::Mark;
+      mark.mark = isl::id(domain.ctx(), tree_mark::kUnroll);
+      mark.children.push_back(std::move(rows_band));
+      filter.children.clear();
+      filter.children.push_back(std::move(mark));
+    }
+  };
+  sink(tree.children.at(0));
+  res.schedule = to_schedule(schedule.domain(), tree);
+  res.applied = true;
+  res.rows = r;
+  return res;
+}
+
+}  // namespace atl::poly

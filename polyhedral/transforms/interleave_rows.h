@@ -1,0 +1,53 @@
+// Interleaves the independent rows of a row-wise kernel (Softmax, a short
+// reduction per row): the top band's last loop is tiled by a few rows and
+// its point loop sunk into each statement group, unrolled, so that the
+// rows' latency-bound reduction chains run side by side.
+//
+// Before (one row at a time: max, then exp and sum, then the division, each
+// waiting on the one before; 64 elements a row are 4 vectors, too few to
+// hide a horizontal reduction's latency):
+//
+//   band [i0, i1]
+//     sequence
+//       filter {max, max_init}:      band [i2]
+//       filter {exp, sum, sum_init}: band [i2]
+//       filter {div}:                band [i2]
+//
+// After (R rows per tile, each group's code for the R rows back to back):
+//
+//   band [i0, floor(i1 / R)]
+//     sequence
+//       filter {max, max_init}:      mark "unroll" -> band [i1] -> band [i2]
+//       filter {exp, sum, sum_init}: mark "unroll" -> band [i1] -> band [i2]
+//       filter {div}:                mark "unroll" -> band [i1] -> band [i2]
+//
+// Legal when the rows are independent; the caller checks (check_legality).
+#pragma once
+
+#include "polyhedral/scop/scop.h"
+
+#include <isl/cpp.h>
+
+#include <string>
+
+namespace atl::poly {
+
+struct InterleaveRowsOptions {
+  long rows = 2;                ///< rows per tile (R; 2 measured best for Softmax over 64: 0.031 -> 0.024 ms, 4: 0.025, 8: 0.027)
+  long max_row_elements = 256;   ///< statements with more instances per row are not latency-bound
+};
+
+struct InterleaveRowsResult {
+  isl::schedule schedule;  ///< the input when not applied
+  bool applied = false;
+  long rows = 0;           ///< R
+  std::string reason;      ///< why not, when not applied
+};
+
+/// Applies the transformation to a tree of the shape band -> sequence at its
+/// root whose band's members are, for every statement, its first domain
+/// dimensions in order, the last of constant extent divisible by R, with
+/// at most `max_row_elements` instances of any statement per row.
+InterleaveRowsResult interleave_rows(const Scop &scop, const isl::schedule &schedule, const InterleaveRowsOptions &o);
+
+}  // namespace atl::poly
