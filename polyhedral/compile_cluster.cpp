@@ -7,6 +7,7 @@
 #include "polyhedral/isl/isl_context.h"
 #include "polyhedral/schedule/schedule.h"
 #include "polyhedral/scop/scop.h"
+#include "polyhedral/transforms/coalesce_dims.h"
 #include "polyhedral/transforms/contract_arrays.h"
 #include "polyhedral/transforms/reuse_temporaries.h"
 #include "polyhedral/transforms/fuse_sibling_bands.h"
@@ -135,6 +136,16 @@ isl::schedule optimize_for_cpu(const Scop &scop, const Dependences &deps, const 
   return t.schedule;
 }
 
+/// True when the isl YAML `tree` reads and schedules every instance of `domain`.
+bool schedules_all(const std::string &tree, const isl::union_set &domain) {
+  try {
+    isl::schedule s(domain.ctx(), tree);
+    return domain.is_subset(s.get_domain());
+  } catch (const isl::exception &) {
+    return false;  // schedule_given says what is wrong with it
+  }
+}
+
 /// Counts the AST's marked loops into stats.
 void count_marks(const LStmt &s, std::map<std::string, long> &stats) {
   if (s.kind == LStmtKind::For) {
@@ -158,6 +169,18 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
   where.graph = graph.name;
   try {
     Scop scop = build_scop(ctx, graph, cluster);
+    // An image's rows and columns as one dimension where its rows are not
+    // whole vectors (not under tile sizes, which name dimensions; under a
+    // given tree only when the tree schedules the coalesced statements, as
+    // the trees this compiler prints do).
+    if (options.tile && options.vectorize && options.tile_sizes.empty()) {
+      Scop coalesced = scop;
+      if (coalesce_dims(coalesced, options.target.vector_lanes).applied &&
+          (options.scheduler != "given" || schedules_all(options.tree, coalesced.domain()))) {
+        scop = std::move(coalesced);
+        r.stats["dimensions_coalesced"] += 1;
+      }
+    }
     r.name = scop.name;
     r.array_of_tensor = scop.array_of_tensor;
     std::ostringstream os;

@@ -431,7 +431,28 @@ private:
       }
       return build::load(p->pack->buffer, std::move(subs));
     }
+    flatten_planes(read.name, subs);
     return build::load(read.name, std::move(subs));
+  }
+
+  /// Subscripts (e / W, e % W) of two dimensions of an array whose inner
+  /// extent is W address element e of the two flattened (coalesce_dims):
+  /// written (0, e), so that e moves with stride 1 (the address is the same).
+  void flatten_planes(const std::string &array, std::vector<LExprPtr> &subs) const {
+    const ScopArray *a = scop_.array(array);
+    if (!a) return;
+    auto by = [](const LExprPtr &e, BinOp op) {
+      return e->kind == LExprKind::Binary && e->binop == op && e->args.size() == 2 && e->args[1]->kind == LExprKind::Int;
+    };
+    for (std::size_t d = 0; d + 1 < subs.size() && d + 1 < a->array.shape.size(); ++d) {
+      const LExprPtr &q = subs[d], &r = subs[d + 1];
+      if (!by(q, BinOp::Div) || !by(r, BinOp::Mod) || q->args[0] != r->args[0] || q->args[1]->ival != r->args[1]->ival) continue;
+      const Dim &inner = a->array.shape[d + 1];
+      if (inner.is_symbolic() || inner.value != q->args[1]->ival) continue;
+      LExprPtr e = q->args[0];
+      subs[d] = build::integer(0);
+      subs[d + 1] = e;
+    }
   }
 
   LExprPtr value(const Expr &e, const Subst &s) {
@@ -464,6 +485,7 @@ private:
     for (std::size_t k = 0; k < st->indices.size(); ++k) subst[st->indices[k]] = expr(op.arg(static_cast<int>(k + 1)));
     std::vector<LExprPtr> subs;
     for (const auto &a : st->lhs->args) subs.push_back(index(*a, subst));
+    flatten_planes(st->write.array, subs);
     LExprPtr v;
     if (st->init) v = build::real(identity_of(st->init_of, scop_.array(st->write.array)->array.dtype));
     else v = value(*st->rhs, subst);

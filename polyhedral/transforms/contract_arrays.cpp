@@ -94,6 +94,7 @@ private:
 /// How one temporary is contracted.
 struct Plan {
   std::vector<bool> dropped;  ///< per dimension
+  std::vector<std::int64_t> kept;  ///< per kept dimension: its extent in the local buffer
   const LStmt *scope = nullptr;
 };
 
@@ -150,12 +151,22 @@ std::optional<Plan> plan_for(const LArray &array, const std::vector<Access> &acc
         if (all_iterators.count(v) && !chain_iterators.count(v)) fixed = false;
       plan.dropped[d] = fixed;
     }
+  }
+  plan.kept.assign(rank, 0);
+  for (std::size_t d = 0; d < rank; ++d) {
     if (plan.dropped[d]) {
       gain |= array.shape[d].is_symbolic() || array.shape[d].value > 1;
-    } else {
-      if (array.shape[d].is_symbolic()) return std::nullopt;  // a local buffer needs a constant size
-      bytes *= array.shape[d].value;
+      continue;
     }
+    if (array.shape[d].is_symbolic()) return std::nullopt;  // a local buffer needs a constant size
+    plan.kept[d] = array.shape[d].value;
+    // Subscripts (0, p) address a coalesced plane as one row (build_ast's
+    // flatten_planes): the row holds the two dimensions' elements.
+    if (d > 0 && plan.dropped[d - 1] && (*idx[d - 1]).kind == LExprKind::Int && (*idx[d - 1]).ival == 0) {
+      if (array.shape[d - 1].is_symbolic()) return std::nullopt;
+      plan.kept[d] *= array.shape[d - 1].value;
+    }
+    bytes *= plan.kept[d];
   }
   if (!gain || bytes > options.max_bytes) return std::nullopt;
   return plan;
@@ -212,7 +223,7 @@ ContractResult contract_arrays(LKernel &kernel, const ContractOptions &options) 
     r.arrays.push_back(a.name);
     r.bytes_before += bytes_of(a);
     for (std::size_t d = 0; d < a.shape.size(); ++d)
-      if (it->second.dropped[d]) a.shape[d] = Dim(1);
+      a.shape[d] = it->second.dropped[d] ? Dim(1) : Dim(it->second.kept[d]);
     a.role = LArray::Role::Local;
     r.bytes_after += bytes_of(a);
     kernel.locals.push_back(std::move(a));

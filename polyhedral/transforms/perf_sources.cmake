@@ -7,4 +7,5 @@ target_sources(atoll_poly PRIVATE
   transforms/tile_window_for_cpu.cpp
   transforms/pack_tiles.cpp
   transforms/interleave_rows.cpp
+  transforms/coalesce_dims.cpp
 )

@@ -33,8 +33,18 @@ std::optional<Roles> roles_of(const ScopStatement &s, std::string &why) {
     return it == s.indices.end() ? -1 : static_cast<int>(it - s.indices.begin());
   };
   const Expr &lhs = *s.lhs;
-  if (lhs.args.empty() || lhs.args.back()->kind != ExprKind::Var) return why = "output's last subscript is not an index", std::nullopt;
-  ro.v = index_of(lhs.args.back()->name);
+  // The index of the output's last subscript: an index, or `p % W` of a
+  // coalesced plane (coalesce_dims: the loop AST addresses it as p).
+  auto last_index = [&]() -> const Expr * {
+    const Expr &e = *lhs.args.back();
+    if (e.kind == ExprKind::Var) return &e;
+    if (e.kind == ExprKind::Binary && e.binop == compute::BinOp::Mod && e.args[0]->kind == ExprKind::Var &&
+        e.args[1]->kind == ExprKind::Number)
+      return e.args[0].get();
+    return nullptr;
+  };
+  if (lhs.args.empty() || !last_index()) return why = "output's last subscript is not an index", std::nullopt;
+  ro.v = index_of(last_index()->name);
   if (ro.v < 0 || s.reduction[static_cast<std::size_t>(ro.v)]) return why = "no stride-1 parallel dimension", std::nullopt;
   std::vector<const Expr *> reads;
   reads_in(*s.rhs, reads);

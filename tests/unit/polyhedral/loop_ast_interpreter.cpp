@@ -49,16 +49,20 @@ private:
   std::optional<std::int64_t> offset(const std::string &name, const std::vector<LExprPtr> &idx, bool check) {
     Tensor &t = array(name);
     if (idx.size() != t.shape.size()) throw std::runtime_error("rank mismatch on " + name);
-    std::int64_t off = 0;
+    // A guarded load (check false) is in bounds when every index is; a plain
+    // access is checked as the backends address it, by its offset in the
+    // array (a coalesced plane's subscripts (0, p) address element p of the
+    // two dimensions flattened: coalesce_dims).
+    std::int64_t off = 0, size = 1;
     for (std::size_t d = 0; d < idx.size(); ++d) {
       std::int64_t i = index(*idx[d]);
-      if (i < 0 || i >= t.shape[d]) {
-        if (!check) return std::nullopt;
-        throw std::runtime_error("out-of-bounds access to " + name + " dimension " + std::to_string(d) + " index " +
-                                 std::to_string(i));
-      }
+      if (!check && (i < 0 || i >= t.shape[d])) return std::nullopt;
       off = off * t.shape[d] + i;
+      size *= t.shape[d];
     }
+    if (off < 0 || off >= size)
+      throw std::runtime_error("out-of-bounds access to " + name + " at offset " + std::to_string(off) + " of " +
+                               std::to_string(size));
     return off;
   }
 

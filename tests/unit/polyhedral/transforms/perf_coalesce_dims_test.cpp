@@ -1,0 +1,144 @@
+// coalesce_dims: NCHW pointwise convolutions and elementwise kernels run their rows and columns as one dimension, the
+// kernels it leaves alone, and random shapes whose JIT and C code equal the reference.
+#include <atoll/batch.h>
+
+#include "polyhedral/compile_cluster.h"
+#include "tests/unit/polyhedral/transforms/random_variants.h"
+#include "tests/unit/src/ops/op_cases.h"
+
+#include <doctest/doctest.h>
+
+#include <random>
+#include <sstream>
+
+using namespace atl;
+
+namespace {
+
+test::In f(Shape s) { return test::In{std::move(s)}; }
+
+std::string dims(std::initializer_list<long> d) {
+  std::string s;
+  for (long v : d) s += (s.empty() ? "" : ", ") + std::to_string(v);
+  return "[" + s + "]";
+}
+
+/// x [1, ci, h, w] -> 1x1 Conv to co channels -> BatchNormalization -> Relu
+/// (-> Add of a second input, when `residual`): MobileNetV2's expand, ResNet's conv3.
+Graph pointwise_bn_relu(long ci, long co, long h, long w, bool residual) {
+  std::string weights = R"J({"name": "wc", "shape": )J" + dims({co, ci, 1, 1}) + R"J(, "init": "uniform(-0.3,0.3)"})J";
+  for (const char *n : {"g", "b", "m", "v"})
+    weights += std::string(R"J(, {"name": "bn_)J") + n + R"J(", "shape": )J" + dims({co}) + R"J(, "init": "uniform(0.5,1.5)"})J";
+  std::string nodes = R"J([{"op": "Conv", "name": "pw", "inputs": ["x", "wc"], "outputs": ["c"], "attrs": {"kernel_shape": [1, 1]}},
+      {"op": "BatchNormalization", "name": "bn", "inputs": ["c", "bn_g", "bn_b", "bn_m", "bn_v"], "outputs": ["cb"]},
+      {"op": "Relu", "name": "relu", "inputs": ["cb"], "outputs": [")J" + std::string(residual ? "r" : "y") + R"J("]})J";
+  std::string inputs = R"J([{"name": "x", "shape": )J" + dims({1, ci, h, w}) + "}";
+  if (residual) {
+    nodes += R"J(, {"op": "Add", "name": "res", "inputs": ["r", "skip"], "outputs": ["y"]})J";
+    inputs += R"J(, {"name": "skip", "shape": )J" + dims({1, co, h, w}) + "}";
+  }
+  std::string text = R"J({"atoll": 1, "graphs": [{"name": "g", "inputs": )J" + inputs + R"J(], "weights": [)J" + weights +
+                     R"J(], "outputs": ["y"], "nodes": )J" + nodes + "]}]}";
+  Batch b = read_batch(text);
+  REQUIRE(b.graphs.size() == 1);
+  REQUIRE_MESSAGE(b.graphs[0].graph.has_value(), (b.graphs[0].error ? b.graphs[0].error->what() : ""));
+  return *b.graphs[0].graph;
+}
+
+poly::ClusterResult compile_all(const Graph &g, const poly::PolyOptions &po) { return poly::compile_cluster(g, g.order(), po); }
+
+}  // namespace
+
+TEST_SUITE("polyhedral") {
+
+TEST_CASE("coalesce_dims: a 1x1 conv over 56x56 with its epilogue runs over 3136 pixels in whole vectors") {
+  poly::PolyOptions po;
+  po.target = polytest::avx512_target();
+  poly::ClusterResult r = compile_all(pointwise_bn_relu(24, 48, 56, 56, true), po);
+  CHECK(r.stats["dimensions_coalesced"] == 1);
+  CHECK(r.stats["register_tiles"] == 1);
+  CAPTURE(r.ast_text);
+  // The plane is addressed as one row (subscripts (0, p)); the register
+  // tile's columns are whole vectors with no partial remainder per image row.
+  CHECK(r.ast_text.find("x[0, c") != std::string::npos);
+  CHECK(r.ast_text.find(", 0, c") != std::string::npos);
+  CHECK(r.ast_text.find("(c2 <= 48)") != std::string::npos);  // 49 tiles of 64 pixels: 3136
+  CHECK(r.ast_text.find("((64 * c2) + 63)") != std::string::npos);
+  CHECK(r.ast_text.find("min(") == std::string::npos);
+  CHECK(r.scop_text.find("mod 56") != std::string::npos);  // the relations stay exact
+}
+
+TEST_CASE("coalesce_dims: rows of whole vectors, windows, broadcasts along the columns and tile hints are left alone") {
+  poly::PolyOptions po;
+  po.target = polytest::avx512_target();
+  CHECK(compile_all(pointwise_bn_relu(8, 16, 4, 32, false), po).stats.count("dimensions_coalesced") == 0);
+  Graph dw = test::make_case_graph({"Conv", {f({1, 4, 9, 9}), f({4, 1, 3, 3})}, {{"group", 4}, {"pads", {1, 1, 1, 1}}}}, "g", "n");
+  CHECK(compile_all(dw, po).stats.count("dimensions_coalesced") == 0);
+  Graph bias = test::make_case_graph({"Add", {f({6, 10}), f({10})}}, "g", "n");
+  CHECK(compile_all(bias, po).stats.count("dimensions_coalesced") == 0);
+  Graph pool = test::make_case_graph({"MaxPool", {f({1, 2, 9, 9})}, {{"kernel_shape", {3, 3}}}}, "g", "n");
+  CHECK(compile_all(pool, po).stats.count("dimensions_coalesced") == 0);
+  Graph g = pointwise_bn_relu(8, 16, 7, 7, false);
+  poly::PolyOptions hinted = po;
+  hinted.tile_sizes = {0, 4, 0, 0};
+  CHECK(compile_all(g, hinted).stats.count("dimensions_coalesced") == 0);
+  CHECK(compile_all(g, po).stats["dimensions_coalesced"] == 1);
+  poly::PolyOptions scalar = po;
+  scalar.target.vector_lanes = 1;
+  CHECK(compile_all(g, scalar).stats.count("dimensions_coalesced") == 0);
+}
+
+TEST_CASE("coalesce_dims: a tree printed for the coalesced statements is taken back as a given tree") {
+  poly::PolyOptions po;
+  po.target = polytest::avx512_target();
+  Graph g = pointwise_bn_relu(8, 16, 7, 7, true);
+  poly::ClusterResult r = compile_all(g, po);
+  REQUIRE(r.stats["dimensions_coalesced"] == 1);
+  poly::PolyOptions given = po;
+  given.scheduler = "given";
+  given.tree = r.schedule_yaml;
+  poly::ClusterResult again = compile_all(g, given);
+  CHECK(again.stats["dimensions_coalesced"] == 1);
+  CHECK(again.algorithm == "given");
+}
+
+TEST_CASE("coalesce_dims: random pointwise convs and elementwise kernels keep results equal (JIT and C)") {
+  const unsigned base_seed = 7171;
+  std::mt19937 shapes(base_seed);
+  std::vector<Graph> graphs;
+  std::vector<std::string> names;
+  for (int p = 0; p < 6; ++p) {
+    long ci = 1 + static_cast<long>(shapes() % 20), co = 1 + static_cast<long>(shapes() % 40);
+    long h = 1 + static_cast<long>(shapes() % 13), w = 2 + static_cast<long>(shapes() % 30);
+    graphs.push_back(pointwise_bn_relu(ci, co, h, w, p % 2 == 0));
+    std::ostringstream what;
+    what << "pointwise " << ci << "->" << co << " " << h << "x" << w << (p % 2 == 0 ? " residual" : "");
+    names.push_back(what.str());
+  }
+  for (const test::Case &c : {test::Case{"Add", {f({1, 3, 5, 7}), f({1, 3, 5, 7})}},
+                              test::Case{"Mul", {f({2, 4, 6, 10}), f({1, 4, 1, 1})}},
+                              test::Case{"Sigmoid", {f({3, 11, 9})}},
+                              test::Case{"Relu", {f({5, 33})}}}) {
+    graphs.push_back(test::make_case_graph(c, "e" + std::to_string(graphs.size()), "n" + std::to_string(graphs.size())));
+    names.push_back(test::describe_case(c));
+  }
+  std::vector<polytest::Variant> variants;
+  int coalesced = 0;
+  for (std::size_t p = 0; p < graphs.size(); ++p) {
+    for (int v = 0; v < 3; ++v) {
+      unsigned seed = base_seed + static_cast<unsigned>(variants.size());
+      std::mt19937 rng(seed);
+      std::ostringstream what;
+      poly::PolyOptions po = v == 0 ? poly::PolyOptions{} : polytest::random_cpu_options(rng, what);
+      if (v == 0) po.target = polytest::avx512_target(), what << "avx512";
+      po.tile_sizes.clear();  // a tile hint turns coalescing off
+      const polytest::Variant *added = polytest::add_variant(variants, p, seed, what.str(), names[p], "ck",
+                                                             [&] { return poly::compile_cluster(graphs[p], graphs[p].order(), po); });
+      if (added) coalesced += added->cluster.stats.count("dimensions_coalesced") ? 1 : 0;
+    }
+  }
+  CHECK(coalesced >= 10);
+  polytest::check_variants(variants, graphs, names);
+}
+
+}  // TEST_SUITE
