@@ -195,10 +195,12 @@ private:
     if (static_cast<double>(cb * b) > o_.max_padding * static_cast<double>(c->co)) return refuse("too many padded channels");
     auto xb = blocked_.find(conv.inputs[0]);
     // A 1x1, stride-1 conv of an NCHW input is a GEMM whose columns (the
-    // pixels) are contiguous (BlockConvOptions::pointwise_nchw).
+    // pixels) are contiguous (BlockConvOptions::pointwise_nchw); one that
+    // widens a blocked input reads the input's NCHW conversion.
     bool pointwise = c->kh == 1 && c->kw == 1 && c->s[0] == 1 && c->s[1] == 1 && !c->outside;
-    if (o_.pointwise_nchw && pointwise && xb == blocked_.end() && (cb * b != c->co || c->co > c->ci))
-      return refuse("1x1 conv of an NCHW input that widens or pads the channels (an NCHW GEMM is faster)");
+    if (o_.pointwise_nchw && pointwise && (xb == blocked_.end() ? (cb * b != c->co || c->co > c->ci) : c->co > c->ci))
+      return refuse(xb == blocked_.end() ? "1x1 conv of an NCHW input that widens or pads the channels (an NCHW GEMM is faster)"
+                                         : "1x1 conv that widens a blocked input (an NCHW GEMM of its NCHW conversion is faster)");
     bool has_bias = conv.inputs.size() > 2 && !conv.inputs[2].empty();
     std::string x = xb != blocked_.end() ? xb->second.blocked : conv.inputs[0];
     for (const std::string &t : {x, conv.inputs[1], conv.outputs[0], has_bias ? conv.inputs[2] : x})

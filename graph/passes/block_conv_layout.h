@@ -19,6 +19,10 @@ struct BlockConvOptions {
   /// or pads its last block stays in NCHW: as a GEMM over contiguous pixels
   /// it is faster there (measured on 56x56: 24 -> 144 channels 0.21 vs 0.27 ms,
   /// 144 -> 24 0.24 vs 0.39 ms with its conversion; 256 -> 64 stays blocked).
+  /// So does one that widens a blocked input: it reads the input's NCHW
+  /// conversion (Ci channels converted, not Co), and its epilogue (a
+  /// residual Add of an NCHW tensor) stays in registers over the coalesced
+  /// pixels (ResNet's conv3, 64 -> 256 on 56x56: 1.24 -> 1.13 ms).
   bool pointwise_nchw = true;
 };
 

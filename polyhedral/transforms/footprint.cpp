@@ -1,4 +1,4 @@
-// Tile footprints from access relations: isl's simple_fixed_box_hull of each array's accessed elements.
+// Tile footprints from access relations: isl's simple_fixed_box_hull of each array's accessed elements (or of its last two dimensions as one row, when smaller).
 #include "polyhedral/transforms/footprint.h"
 
 #include <map>
@@ -20,6 +20,16 @@ isl::set tile_of(const ScopStatement &s, const std::vector<long> &sizes) {
   return s.domain.intersect(box);  // isl aligns the parameters
 }
 
+/// The elements of the box hull of `set`; -1 when it has none.
+long box_elements(const isl::set &set) {
+  isl::fixed_box box = set.simple_fixed_box_hull();
+  if (!box.is_valid()) return -1;
+  isl::multi_val size = box.size();
+  long elements = 1;
+  for (unsigned d = 0; d < size.size(); ++d) elements *= size.at(static_cast<int>(d)).get_num_si();
+  return elements;
+}
+
 }  // namespace
 
 long tile_footprint_bytes(const Scop &scop, const ScopStatement &s, const std::vector<long> &sizes) {
@@ -37,12 +47,25 @@ long tile_footprint_bytes(const Scop &scop, const ScopStatement &s, const std::v
   for (auto &[name, m] : per_array) {
     if (m.is_empty()) continue;
     // The elements of the whole tile (a map's box would be per domain point).
-    isl::fixed_box box = m.range().simple_fixed_box_hull();
-    if (!box.is_valid()) return -1;
-    isl::multi_val size = box.size();
-    long elements = 1;
-    for (unsigned d = 0; d < size.size(); ++d) elements *= size.at(static_cast<int>(d)).get_num_si();
+    isl::set range = m.range();
+    long elements = box_elements(range);
+    if (elements < 0) return -1;
     const ScopArray *arr = scop.array(name);
+    // Or fewer: the span of the last two dimensions as one row (a tile of a
+    // coalesced plane, coalesce_dims: 64 pixels of 56-wide rows touch two
+    // rows' boxes, 112 elements, but 64 of the flattened row).
+    if (arr && arr->array.shape.size() >= 2 && !arr->array.shape.back().is_symbolic()) {
+      const std::size_t rank = arr->array.shape.size();
+      std::string in, out;
+      for (std::size_t d = 0; d < rank; ++d) {
+        in += (d ? ", " : "") + std::string("a") + std::to_string(d);
+        if (d + 2 < rank) out += "a" + std::to_string(d) + ", ";
+      }
+      out += std::to_string(arr->array.shape.back().value) + "a" + std::to_string(rank - 2) + " + a" + std::to_string(rank - 1);
+      isl::map flatten(range.ctx(), "{ " + name + "[" + in + "] -> " + name + "_flat[" + out + "] }");
+      long flat = box_elements(range.apply(flatten));
+      if (flat > 0 && flat < elements) elements = flat;
+    }
     total += elements * static_cast<long>(arr ? dtype_size(arr->array.dtype) : 4);
   }
   return total;
