@@ -44,8 +44,13 @@ InterleaveRowsResult interleave_rows(const Scop &scop, const isl::schedule &sche
   if (!why.empty()) return res.reason = why, res;
   if (!isl::union_map::from(members).intersect_domain(domain).is_equal(want))
     return res.reason = "the band is not the statements' leading dimensions", res;
-  // The rows: the last member's values, the same constant range everywhere.
+  // The rows: the last member's values, the same constant range everywhere;
+  // each with a reduction of its own (else nothing waits on a chain).
   long rows = -1;
+  bool reduces = false;
+  for (const ScopStatement &s : scop.statements)
+    for (std::size_t d = static_cast<std::size_t>(n); d < s.indices.size(); ++d) reduces = reduces || s.reduction[d];
+  if (!reduces) return res.reason = "no reduction along the rows", res;
   for (const ScopStatement &s : scop.statements) {
     long e = extent(s.domain, n - 1);
     if (e <= 0 || (rows >= 0 && e != rows) || !s.domain.dim_min_val(n - 1).is_zero())

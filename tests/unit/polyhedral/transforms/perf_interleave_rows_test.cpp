@@ -1,5 +1,7 @@
 // interleave_rows: the tree it builds for short-row Softmax kernels, the shapes it leaves alone, and random row-wise
 // kernels whose JIT and C code equal the reference.
+#include <atoll/batch.h>
+
 #include "polyhedral/compile_cluster.h"
 #include "polyhedral/transforms/interleave_rows.h"
 #include "tests/unit/polyhedral/transforms/random_variants.h"
@@ -51,6 +53,15 @@ TEST_CASE("interleave_rows: odd row counts, long rows, and untiled compiles are 
   po.target = polytest::avx512_target();
   CHECK(compile({"Softmax", {f({3, 7, 64})}, {{"axis", -1}}}, po).stats.count("rows_interleaved") == 0);
   CHECK(compile({"Softmax", {f({4, 768})}, {{"axis", -1}}}, po).stats.count("rows_interleaved") == 0);
+  // Elementwise rows (a bias, then Gelu: a band over a sequence of two
+  // statements, but no reduction along the rows): no chain to interleave.
+  Batch b = read_batch(R"J({"atoll": 1, "graphs": [{"name": "g", "inputs": [{"name": "x", "shape": [8, 64]}],
+      "weights": [{"name": "b", "shape": [64]}], "outputs": ["y"],
+      "nodes": [{"op": "Add", "name": "bias", "inputs": ["x", "b"], "outputs": ["t"]},
+                {"op": "Gelu", "name": "gelu", "inputs": ["t"], "outputs": ["y"]}]}]})J");
+  REQUIRE(b.graphs.at(0).graph.has_value());
+  const Graph &bias_gelu = *b.graphs[0].graph;
+  CHECK(poly::compile_cluster(bias_gelu, bias_gelu.order(), po).stats.count("rows_interleaved") == 0);
   poly::PolyOptions off = po;
   off.tile = false;
   CHECK(compile({"Softmax", {f({4, 64})}, {{"axis", -1}}}, off).stats.count("rows_interleaved") == 0);
