@@ -1,11 +1,11 @@
 // Interleaves the independent rows of a row-wise kernel: the top band's last loop tiled by R, its point loop sunk into each statement group and unrolled.
 #include "polyhedral/transforms/interleave_rows.h"
 
+#include "polyhedral/transforms/cpu_tiling_common.h"
 #include "polyhedral/transforms/tile_for_cpu.h"
 #include "polyhedral/transforms/tree_edit.h"
 
 #include <functional>
-#include "polyhedral/transforms/cpu_tiling_common.h"
 
 namespace atl::poly {
 

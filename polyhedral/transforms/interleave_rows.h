@@ -33,8 +33,8 @@
 namespace atl::poly {
 
 struct InterleaveRowsOptions {
-  long rows = 2;                ///< rows per tile (R; 2 measured best for Softmax over 64: 0.031 -> 0.024 ms, 4: 0.025, 8: 0.027)
-  long max_row_elements = 256;   ///< statements with more instances per row are not latency-bound
+  long rows = 2;  ///< rows per tile R, else 2 when R does not divide the rows (2 measured best for Softmax over 64: 0.031 -> 0.024 ms, 4: 0.025, 8: 0.027)
+  long max_row_elements = 256;  ///< statements with more instances per row are not latency-bound
 };
 
 struct InterleaveRowsResult {
