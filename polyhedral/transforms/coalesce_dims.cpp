@@ -112,11 +112,26 @@ ExprPtr fold_zeros(const ExprPtr &e, const std::vector<std::string> &zeros) {
   return copy;
 }
 
+/// `name` as an isl variable: words isl's parser reads as keywords get an underscore.
+std::string isl_name(const std::string &name) {
+  static const char *keywords[] = {"and", "or", "mod", "floor", "ceil", "min", "max", "exists", "infty",
+                                   "not", "implies", "true", "false", "rat", "NaN", "cond", "xor"};
+  for (const char *k : keywords)
+    if (name == k) return name + "_";
+  return name;
+}
+
 std::string dims(std::size_t n, int skip = -1, const std::string &replace = "") {
   std::string s;
   for (std::size_t k = 0; k < n; ++k) {
     if (static_cast<int>(k) == skip + 1 && skip >= 0) continue;
-    s += (s.empty() ? "" : ", ") + (static_cast<int>(k) == skip ? replace : "x" + std::to_string(k));
+    if (!s.empty()) s += ", ";
+    if (static_cast<int>(k) == skip) {
+      s += replace;
+    } else {
+      s += 'x';
+      s += std::to_string(k);
+    }
   }
   return s;
 }
@@ -185,10 +200,21 @@ CoalesceResult coalesce_dims(Scop &scop, long lanes) {
       for (const std::string &x : s.indices) clash = clash || x == p;
       if (clash) p += "_";
     }
-    const std::string dd = std::to_string(d), d1 = std::to_string(d + 1), Ws = std::to_string(W);
+    const std::string Ws = std::to_string(W);
     isl::ctx ctx = s.domain.ctx();
-    isl::map to(ctx, "{ " + s.name + "[" + dims(n) + "] -> " + s.name + "[" +
-                         dims(n, d, std::to_string(W) + "x" + dd + " + x" + d1) + "] }");
+    // The new domain's dimensions named after the indices (explain --stage scop).
+    // (The source tuple's names are ones no index has: an index called x1 is possible.)
+    auto src = [](std::size_t k) { return "coalesce_src_" + std::to_string(k); };
+    std::string from, names, equal;
+    for (std::size_t k = 0; k < n; ++k) {
+      from += (k ? ", " : "") + src(k);
+      if (static_cast<int>(k) == d + 1) continue;
+      std::string v = isl_name(static_cast<int>(k) == d ? p : s.indices[k]);
+      names += (names.empty() ? "" : ", ") + v;
+      equal += (equal.empty() ? "" : " and ") + v + " = " +
+               (static_cast<int>(k) == d ? Ws + src(k) + " + " + src(k + 1) : src(k));
+    }
+    isl::map to(ctx, "{ " + s.name + "[" + from + "] -> " + s.name + "[" + names + "] : " + equal + " }");
     std::string back = "{ " + s.name + "[" + dims(n, d, "p") + "] -> " + s.name + "[";
     for (std::size_t k = 0; k < n; ++k) {
       std::string v = static_cast<int>(k) == d ? "floor(p/" + Ws + ")"
