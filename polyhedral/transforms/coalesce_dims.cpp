@@ -215,11 +215,13 @@ CoalesceResult coalesce_dims(Scop &scop, long lanes) {
                (static_cast<int>(k) == d ? Ws + src(k) + " + " + src(k + 1) : src(k));
     }
     isl::map to(ctx, "{ " + s.name + "[" + from + "] -> " + s.name + "[" + names + "] : " + equal + " }");
-    std::string back = "{ " + s.name + "[" + dims(n, d, "p") + "] -> " + s.name + "[";
+    // Back to the original instances, in the same names.
+    const std::string pn = isl_name(p);
+    std::string back = "{ " + s.name + "[" + names + "] -> " + s.name + "[";
     for (std::size_t k = 0; k < n; ++k) {
-      std::string v = static_cast<int>(k) == d ? "floor(p/" + Ws + ")"
-                      : static_cast<int>(k) == d + 1 ? "p - " + Ws + "*floor(p/" + Ws + ")"
-                      : "x" + std::to_string(k);
+      std::string v = static_cast<int>(k) == d ? "floor(" + pn + "/" + Ws + ")"
+                      : static_cast<int>(k) == d + 1 ? pn + " - " + Ws + "*floor(" + pn + "/" + Ws + ")"
+                      : isl_name(s.indices[k]);
       back += (k ? ", " : "") + v;
     }
     back += "] }";
