@@ -87,13 +87,13 @@ std::optional<std::int64_t> byte_difference(const llvm::Value *a, const llvm::Va
   return d.constant;
 }
 
-void PendingInits::leave() {
+void StoresAtDepth::leave() {
   --depth_;
-  std::erase_if(stores_, [&](const Pending &p) { return p.depth > depth_; });
+  std::erase_if(stores_, [&](const Entry &e) { return e.depth > depth_; });
 }
 
 void PendingInits::keep_only(const std::set<std::string> &arrays) {
-  std::erase_if(stores_, [&](const Pending &p) { return !arrays.count(p.array); });
+  std::erase_if(stores_, [&](const Entry &e) { return !arrays.count(e.array); });
 }
 
 namespace {
@@ -149,11 +149,6 @@ void ForwardedResults::overwrite(llvm::Value *ptr, llvm::Type *ty, const std::st
     std::optional<std::int64_t> d = byte_difference(e.store->getPointerOperand(), ptr);
     return !d || (*d < size && *d + store_size(e.store->getValueOperand()->getType(), dl) > 0);
   });
-}
-
-void ForwardedResults::leave() {
-  --depth_;
-  std::erase_if(stores_, [&](const Entry &e) { return e.depth > depth_; });
 }
 
 llvm::Value *ForwardedResults::find(llvm::Value *ptr, llvm::Type *ty, const std::string &array) const {

@@ -21,6 +21,28 @@ namespace atl::cpu {
 /// apart (an `or disjoint` of two variables after instcombine).
 std::optional<std::int64_t> byte_difference(const llvm::Value *a, const llvm::Value *b);
 
+/// Stores the lowering just emitted, with the loop depth each was made at:
+/// what PendingInits and ForwardedResults keep.
+class StoresAtDepth {
+public:
+  /// `st` stored into `array` at the current loop depth.
+  void note(llvm::StoreInst *st, const std::string &array) { stores_.push_back({st, array, depth_}); }
+  /// Everything is forgotten.
+  void clear() { stores_.clear(); }
+  /// A loop's or a branch's body begins / ends (its stores are forgotten at its end).
+  void enter() { ++depth_; }
+  void leave();
+
+protected:
+  struct Entry {
+    llvm::StoreInst *store;
+    std::string array;
+    int depth;
+  };
+  std::vector<Entry> stores_;
+  int depth_ = 0;
+};
+
 /// Stores just emitted whose values the next loop of promoted accumulators
 /// may start from: a register tile's `_init` (`C[i, j] = 0` for every
 /// accumulator of the tile), or the final stores of the promoted loop
@@ -42,32 +64,17 @@ std::optional<std::int64_t> byte_difference(const llvm::Value *a, const llvm::Va
 /// accumulator arrays (which it does not read from memory), and a store is
 /// taken only at the loop depth it was made at (in the same straight-line
 /// code, or after sibling loops: its block dominates, and it ran once).
-class PendingInits {
+class PendingInits : public StoresAtDepth {
 public:
-  /// `st` stored a constant, or a promoted loop's result, into `array`.
-  void note(llvm::StoreInst *st, const std::string &array) { stores_.push_back({st, array, depth_}); }
-  /// Something else was emitted: no pending store may be taken any more.
-  void clear() { stores_.clear(); }
-  /// A loop's body begins / ends (its stores are forgotten at its end).
-  void enter() { ++depth_; }
-  void leave();
   /// A promoted loop over these accumulator arrays was collected: the
   /// stores to other arrays (which its body may read) are forgotten.
   void keep_only(const std::set<std::string> &arrays);
   /// The value last stored at `ptr` of `array` with type `ty` at the
   /// current loop depth, its store erased (the accumulator's final store
   /// writes the element); nullptr when there is none, or when a later
-  /// store to the array may overlap the element.
+  /// store to the array may overlap the element. (Noted: constants and
+  /// promoted loops' results; cleared when anything else is emitted.)
   llvm::Value *take(llvm::Value *ptr, llvm::Type *ty, const std::string &array);
-
-private:
-  struct Pending {
-    llvm::StoreInst *store;
-    std::string array;
-    int depth;
-  };
-  std::vector<Pending> stores_;
-  int depth_ = 0;
 };
 
 /// The results a promoted loop just stored, for the epilogue that reads
@@ -85,30 +92,17 @@ private:
 /// code that writes arrays it does not name), and is read only at the loop
 /// depth it was made at (straight-line code after the loop, or after sibling
 /// loops, none of which wrote its array).
-class ForwardedResults {
+class ForwardedResults : public StoresAtDepth {
 public:
-  void note(llvm::StoreInst *st, const std::string &array) { stores_.push_back({st, array, depth_}); }
   /// `array` may be written from here on.
   void forget(const std::string &array);
   /// A store of type `ty` at `ptr` of `array` follows: the entries it may
   /// overlap are forgotten (those provably disjoint from it stay).
   void overwrite(llvm::Value *ptr, llvm::Type *ty, const std::string &array);
-  void clear() { stores_.clear(); }
-  void enter() { ++depth_; }
-  void leave();
   /// The value last stored at `ptr` of `array` with type `ty` at the current
   /// loop depth; nullptr when there is none, or when a later store to the
   /// array may overlap the element.
   llvm::Value *find(llvm::Value *ptr, llvm::Type *ty, const std::string &array) const;
-
-private:
-  struct Entry {
-    llvm::StoreInst *store;
-    std::string array;
-    int depth;
-  };
-  std::vector<Entry> stores_;
-  int depth_ = 0;
 };
 
 }  // namespace atl::cpu

@@ -869,7 +869,7 @@ private:
     for (std::size_t i = 0; i < values.size(); ++i) {
       const Accumulator &a = promo.acc[i];
       if (a.mask) {
-        results_.forget(a.array);
+        results_.overwrite(a.ptr, values[i]->getType(), a.array);
         store_vector(values[i], a.ptr, a.mask);  // not forwarded (a full store would write lanes past the row)
         continue;
       }

@@ -22,15 +22,6 @@ using compute::ExprKind;
 using compute::ExprPtr;
 using compute::QuasiAffine;
 
-const std::set<std::string> &isl_keywords() {
-  static const std::set<std::string> k = {"and", "or", "mod", "floor", "ceil", "min", "max", "exists", "infty",
-                                          "not", "implies", "true", "false", "rat", "NaN", "cond", "xor"};
-  return k;
-}
-
-/// Renames variables that isl's parser would read as keywords.
-std::string isl_var(const std::string &name) { return isl_keywords().count(name) ? name + "_" : name; }
-
 /// " + c*x" or " - |c|*x" (isl's parser takes no parenthesised coefficients).
 std::string term(std::int64_t c, const std::string &x) {
   return (c < 0 ? " - " : " + ") + std::to_string(c < 0 ? -c : c) + "*" + x;
@@ -38,7 +29,7 @@ std::string term(std::int64_t c, const std::string &x) {
 
 std::string qa_text(const QuasiAffine &q) {
   std::string s = std::to_string(q.constant);
-  for (const auto &[name, coeff] : q.vars) s += term(coeff, isl_var(name));
+  for (const auto &[name, coeff] : q.vars) s += term(coeff, isl_variable(name));
   for (const auto &t : q.terms) {
     std::string inner = qa_text(*t.num);
     if (t.kind == QuasiAffine::Term::Kind::FloorDiv)
@@ -56,7 +47,7 @@ struct ParamAffine {
   std::string text() const {
     std::string s = std::to_string(constant);
     for (const auto &[p, c] : coeff)
-      if (c != 0) s += term(c, isl_var(p));
+      if (c != 0) s += term(c, isl_variable(p));
     return s;
   }
   std::int64_t at(const std::map<std::string, std::int64_t> &v) const {
@@ -114,7 +105,7 @@ ExprPtr rename(const ExprPtr &e, const std::map<std::string, std::string> &names
 }
 
 
-std::string dim_text(const Dim &d) { return d.is_symbolic() ? isl_var(d.symbol) : std::to_string(d.value); }
+std::string dim_text(const Dim &d) { return d.is_symbolic() ? isl_variable(d.symbol) : std::to_string(d.value); }
 
 class ScopBuilder {
 public:
@@ -132,13 +123,13 @@ public:
     scop_.name = g_.node(cluster_.front()).name;
 
     for (const auto &p : inst_.params) {
-      scop_.params.push_back(isl_var(p));
-      prefix_ += (prefix_.empty() ? "" : ", ") + isl_var(p);
+      scop_.params.push_back(isl_variable(p));
+      prefix_ += (prefix_.empty() ? "" : ", ") + isl_variable(p);
     }
     if (!prefix_.empty()) prefix_ = "[" + prefix_ + "] -> ";
     std::string ctx_text;
     for (const auto &[p, r] : g_.params)
-      ctx_text += (ctx_text.empty() ? "" : " and ") + std::to_string(r.min) + " <= " + isl_var(p) +
+      ctx_text += (ctx_text.empty() ? "" : " and ") + std::to_string(r.min) + " <= " + isl_variable(p) +
                   " <= " + std::to_string(r.max);
     scop_.context = isl::set(ctx_, prefix_ + "{ : " + (ctx_text.empty() ? "true" : ctx_text) + " }");
 
@@ -314,11 +305,11 @@ private:
         const auto &ix = as.indices[k];
         st.indices.push_back(ix.name);
         st.reduction.push_back(ix.reduction);
-        tuple += (k ? ", " : "") + isl_var(ix.name);
+        tuple += (k ? ", " : "") + isl_variable(ix.name);
         std::string what = "the range of index '" + ix.name + "' of " + as.name;
         ParamAffine lo = fitted([&](const compute::Analysis &a) { return a.statements[s].indices[k].lo; }, what);
         ParamAffine hi = fitted([&](const compute::Analysis &a) { return a.statements[s].indices[k].hi; }, what);
-        cons += " and " + lo.text() + " <= " + isl_var(ix.name) + " < " + hi.text();
+        cons += " and " + lo.text() + " <= " + isl_variable(ix.name) + " < " + hi.text();
       }
       tuple += "]";
       st.domain = isl::set(ctx_, prefix_ + "{ " + tuple + " : " + cons + " }").intersect_params(scop_.context);
@@ -361,6 +352,12 @@ private:
 };
 
 }  // namespace
+
+std::string isl_variable(const std::string &name) {
+  static const std::set<std::string> keywords = {"and", "or", "mod", "floor", "ceil", "min", "max", "exists", "infty",
+                                                 "not", "implies", "true", "false", "rat", "NaN", "cond", "xor"};
+  return keywords.count(name) ? name + "_" : name;
+}
 
 std::string sanitize_identifier(const std::string &name) {
   static const std::set<std::string> reserved = {
@@ -422,13 +419,13 @@ isl::schedule Scop::original_schedule() const {
     const ScopStatement &s = statements[k];
     std::string tuple = s.name + "[";
     for (std::size_t d = 0; d < s.indices.size(); ++d)
-      tuple += (d ? ", " : "") + isl_var(s.indices[d]);
+      tuple += (d ? ", " : "") + isl_variable(s.indices[d]);
     tuple += "]";
     text += std::string(k ? ", " : "") + "{ filter: \"" + prefix + "{ " + tuple + " }\"";
     if (!s.indices.empty()) {
       std::string band;
       for (std::size_t d = 0; d < s.indices.size(); ++d)
-        band += std::string(d ? ", " : "") + "{ " + tuple + " -> [(" + isl_var(s.indices[d]) + ")] }";
+        band += std::string(d ? ", " : "") + "{ " + tuple + " -> [(" + isl_variable(s.indices[d]) + ")] }";
       text += ", child: { schedule: \"" + prefix + "[" + band + "]\" }";
     }
     text += " }";

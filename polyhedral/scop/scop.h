@@ -89,4 +89,8 @@ void print_scop(std::ostream &os, const Scop &scop);
 /// `name` made a C identifier that cannot clash with C keywords.
 std::string sanitize_identifier(const std::string &name);
 
+/// `name` as a variable of isl's parser: words it reads as keywords ("and",
+/// "mod", "min"...) get an underscore. Domains' dimensions are named so.
+std::string isl_variable(const std::string &name);
+
 }  // namespace atl::poly

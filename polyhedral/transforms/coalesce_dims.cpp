@@ -1,6 +1,8 @@
 // Coalesces two adjacent dimensions that address every array's last two (an image's rows and columns) into one before scheduling.
 #include "polyhedral/transforms/coalesce_dims.h"
 
+#include "polyhedral/transforms/cpu_tiling_common.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -12,15 +14,10 @@ using compute::BinOp;
 using compute::Expr;
 using compute::ExprKind;
 using compute::ExprPtr;
+using tiling::mentions;
+using tiling::x;
 
 bool is_var(const ExprPtr &e, const std::string &name) { return e && e->kind == ExprKind::Var && e->name == name; }
-
-bool mentions(const Expr &e, const std::string &v) {
-  if (e.kind == ExprKind::Var && e.name == v) return true;
-  for (const ExprPtr &a : e.args)
-    if (a && mentions(*a, v)) return true;
-  return false;
-}
 
 /// The constant extent of an array's dimension, or -1.
 long array_extent(const Scop &scop, const std::string &array, std::size_t d) {
@@ -112,30 +109,6 @@ ExprPtr fold_zeros(const ExprPtr &e, const std::vector<std::string> &zeros) {
   return copy;
 }
 
-/// `name` as an isl variable: words isl's parser reads as keywords get an underscore.
-std::string isl_name(const std::string &name) {
-  static const char *keywords[] = {"and", "or", "mod", "floor", "ceil", "min", "max", "exists", "infty",
-                                   "not", "implies", "true", "false", "rat", "NaN", "cond", "xor"};
-  for (const char *k : keywords)
-    if (name == k) return name + "_";
-  return name;
-}
-
-std::string dims(std::size_t n, int skip = -1, const std::string &replace = "") {
-  std::string s;
-  for (std::size_t k = 0; k < n; ++k) {
-    if (static_cast<int>(k) == skip + 1 && skip >= 0) continue;
-    if (!s.empty()) s += ", ";
-    if (static_cast<int>(k) == skip) {
-      s += replace;
-    } else {
-      s += 'x';
-      s += std::to_string(k);
-    }
-  }
-  return s;
-}
-
 }  // namespace
 
 CoalesceResult coalesce_dims(Scop &scop, long lanes) {
@@ -175,11 +148,11 @@ CoalesceResult coalesce_dims(Scop &scop, long lanes) {
     // A box in (h, w) whatever the other dimensions: the domain is its other
     // dimensions' values times [0, H) x [0, W).
     const std::size_t n = s.indices.size();
-    std::string box = "{ " + s.name + "[" + dims(n) + "] : 0 <= x" + std::to_string(*d) + " < " + std::to_string(H) +
-                      " and 0 <= x" + std::to_string(*d + 1) + " < " + std::to_string(W) + " }";
-    std::string free = "{ " + s.name + "[" + dims(n) + "] -> " + s.name + "[";
+    std::string box = "{ " + tiling::tuple(s) + " : 0 <= " + x(*d) + " < " + std::to_string(H) + " and 0 <= " +
+                      x(*d + 1) + " < " + std::to_string(W) + " }";
+    std::string free = "{ " + tiling::tuple(s) + " -> " + s.name + "[";
     for (std::size_t k = 0; k < n; ++k)
-      free += (k ? ", " : "") + (static_cast<int>(k) == *d || static_cast<int>(k) == *d + 1 ? "y" + std::to_string(k) : "x" + std::to_string(k));
+      free += (k ? ", " : "") + (static_cast<int>(k) == *d || static_cast<int>(k) == *d + 1 ? "y" + std::to_string(k) : x(static_cast<int>(k)));
     free += "] }";
     isl::set others = s.domain.apply(isl::map(s.domain.ctx(), free));
     if (!others.intersect(isl::set(s.domain.ctx(), box)).is_equal(s.domain)) return res.reason = "the plane is not a box", res;
@@ -197,7 +170,7 @@ CoalesceResult coalesce_dims(Scop &scop, long lanes) {
     std::string p = h + w;
     for (bool clash = true; clash;) {
       clash = false;
-      for (const std::string &x : s.indices) clash = clash || x == p;
+      for (const std::string &ix : s.indices) clash = clash || ix == p;
       if (clash) p += "_";
     }
     const std::string Ws = std::to_string(W);
@@ -209,19 +182,19 @@ CoalesceResult coalesce_dims(Scop &scop, long lanes) {
     for (std::size_t k = 0; k < n; ++k) {
       from += (k ? ", " : "") + src(k);
       if (static_cast<int>(k) == d + 1) continue;
-      std::string v = isl_name(static_cast<int>(k) == d ? p : s.indices[k]);
+      std::string v = isl_variable(static_cast<int>(k) == d ? p : s.indices[k]);
       names += (names.empty() ? "" : ", ") + v;
       equal += (equal.empty() ? "" : " and ") + v + " = " +
                (static_cast<int>(k) == d ? Ws + src(k) + " + " + src(k + 1) : src(k));
     }
     isl::map to(ctx, "{ " + s.name + "[" + from + "] -> " + s.name + "[" + names + "] : " + equal + " }");
     // Back to the original instances, in the same names.
-    const std::string pn = isl_name(p);
+    const std::string pn = isl_variable(p);
     std::string back = "{ " + s.name + "[" + names + "] -> " + s.name + "[";
     for (std::size_t k = 0; k < n; ++k) {
       std::string v = static_cast<int>(k) == d ? "floor(" + pn + "/" + Ws + ")"
                       : static_cast<int>(k) == d + 1 ? pn + " - " + Ws + "*floor(" + pn + "/" + Ws + ")"
-                      : isl_name(s.indices[k]);
+                      : isl_variable(s.indices[k]);
       back += (k ? ", " : "") + v;
     }
     back += "] }";

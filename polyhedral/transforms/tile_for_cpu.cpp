@@ -432,30 +432,23 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
       for (std::size_t k = 1; k < run.size(); ++k) md = md.union_add(member(*run[k], x(static_cast<int>(d))));
       m.push_back(md);
     }
-    isl::schedule_node band;
+    isl::schedule_node node = leaf;
+    int depth = 0;
     if (unroll) {
-      isl::schedule_node node = leaf;
-      int depth = 0;
       for (std::size_t d = 0; d < m.size(); ++d) {
         if (d + 1 < m.size()) node = node.insert_mark(tree_mark::kUnroll).child(0), ++depth;
         node = insert_band(node, {m[d]}, {true}, true).child(0), ++depth;
       }
-      node = node.parent();
-      for (int k = 1; k < depth; ++k) node = node.parent();
-      band = node;
     } else {
-      band = insert_band(leaf, m, std::vector<bool>(m.size(), true), true);
+      node = insert_band(node, m, std::vector<bool>(m.size(), true), true).child(0), ++depth;
     }
-    if (run.size() == 1) return band;
-    isl::union_set_list filters(leaf.ctx(), static_cast<int>(run.size()));
-    for (const ScopStatement *r : run) filters = filters.add(isl::union_set(r->domain));
-    isl::schedule_node inner = band;
-    while (inner.has_children() && !inner.child(0).isa<isl::schedule_node_leaf>()) inner = inner.child(0);
-    int up = 0;
-    for (isl::schedule_node n = inner; !n.is_equal(band); n = n.parent()) ++up;
-    isl::schedule_node seq = inner.child(0).insert_sequence(filters).parent();
-    for (int k = 0; k < up; ++k) seq = seq.parent();
-    return seq;
+    if (run.size() > 1) {
+      isl::union_set_list filters(leaf.ctx(), static_cast<int>(run.size()));
+      for (const ScopStatement *r : run) filters = filters.add(isl::union_set(r->domain));
+      node = node.insert_sequence(filters);  // at the innermost band's leaf
+    }
+    for (int k = 0; k < depth; ++k) node = node.parent();
+    return node;
   };
   // A sequence: runs of `pre`, the part built by `main_part` under
   // `main_filter`, runs of `post`; returns the sequence node.
