@@ -33,8 +33,9 @@ llvm::Value *emit_tanh(llvm::IRBuilder<> &b, llvm::Value *x);
 llvm::Value *emit_sigmoid(llvm::IRBuilder<> &b, llvm::Value *x);
 
 /// erf. Odd polynomial for |x| < 0.9 (max error 2.44 ulp, erf(+-0) = +-0),
-/// 1 - exp(-x^2) * Q(|x|) for 0.9 <= |x| < 4, +-1 beyond; max absolute
-/// error 1.2e-7 overall. NaN -> NaN.
+/// 1 - D(|x|) for 0.9 <= |x| < 3.95 with D a polynomial fitting erfc there
+/// (max error 1.5 ulp; no exp, no division), +-1 beyond; max absolute error
+/// 1.2e-7 overall. NaN -> NaN.
 llvm::Value *emit_erf(llvm::IRBuilder<> &b, llvm::Value *x);
 
 }  // namespace atl::cpu
