@@ -41,3 +41,14 @@ add_test(NAME cli.compile.batch50
   COMMAND ${CMAKE_COMMAND} -DATOLL=$<TARGET_FILE:atoll> -DBATCH=${CMAKE_CURRENT_SOURCE_DIR}/data/batch50.json
           -DWORK=${CMAKE_CURRENT_BINARY_DIR}/batch50-out -P ${CMAKE_CURRENT_SOURCE_DIR}/data/check_batch50.cmake)
 set_tests_properties(cli.compile.batch50 PROPERTIES LABELS "cli;src" TIMEOUT 1200)
+
+# Random graphs (tests/data/make_random_graphs.py) and Pad fused with its
+# neighbours, every graph verified against the reference interpreter on both
+# CPU targets.
+foreach(batch random_graphs pad_fusion)
+  foreach(target cpu cpu-c)
+    add_test(NAME cli.verify.${batch}.${target}
+      COMMAND $<TARGET_FILE:atoll> run ${CMAKE_CURRENT_SOURCE_DIR}/data/${batch}.json --verify --target ${target} --quiet)
+    set_tests_properties(cli.verify.${batch}.${target} PROPERTIES LABELS "cli;src" TIMEOUT 600)
+  endforeach()
+endforeach()

@@ -17,6 +17,7 @@ namespace {
 struct Access {
   const std::vector<LExprPtr> *indices = nullptr;
   std::vector<const LStmt *> loops;
+  bool guarded = false;  ///< a guarded load: its bounds check reads the array's shape
 };
 
 bool same(const LExpr &a, const LExpr &b) {
@@ -83,9 +84,9 @@ public:
   }
 
 private:
-  void expr(const LExpr &e) {
-    if (e.kind == LExprKind::Load) accesses[e.name].push_back(Access{&e.args, loops_});
-    for (const LExprPtr &a : e.args) expr(*a);
+  void expr(const LExpr &e, bool guarded = false) {
+    if (e.kind == LExprKind::Load) accesses[e.name].push_back(Access{&e.args, loops_, guarded});
+    for (std::size_t i = 0; i < e.args.size(); ++i) expr(*e.args[i], e.kind == LExprKind::GuardedLoad && i == 0);
   }
 
   std::vector<const LStmt *> loops_;
@@ -101,6 +102,11 @@ struct Plan {
 std::optional<Plan> plan_for(const LArray &array, const std::vector<Access> &accesses,
                              const ContractOptions &options) {
   if (accesses.empty()) return std::nullopt;
+  // A guarded read tests its subscripts against the array's extents, which
+  // contraction would change (Pad of a fused producer: the padding rows
+  // would read the local buffer in bounds instead of giving the pad value).
+  for (const Access &a : accesses)
+    if (a.guarded) return std::nullopt;
   const std::size_t rank = array.shape.size();
   // Loops around every access (a common prefix), and whether each dimension
   // has the same subscript in every access.

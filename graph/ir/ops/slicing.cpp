@@ -255,6 +255,12 @@ OpDefinition define_pad(const OpContext &ctx) {
   if (p.mode == "constant") {
     std::string x = call("data", inner);
     d.text = call("output", idx) + " = " + (grows ? "guard(" + x + ", " + num(p.value) + ")" : x);
+    // A padded axis's index ranges over the output: alone in the guarded
+    // read (no begin padding) it would otherwise take the input's extent.
+    std::vector<std::pair<std::string, std::int64_t>> where;
+    for (int a = 0; a < r; ++a)
+      if (p.begin[a] || p.end[a]) where.push_back({idx[a], xs[a].value + p.begin[a] + p.end[a]});
+    if (!where.empty()) d.text += " where " + where_clause(where);
     return d;
   }
   // The interior, then the begin and end regions of each padded axis in

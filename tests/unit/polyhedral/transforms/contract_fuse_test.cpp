@@ -90,6 +90,20 @@ TEST_CASE("contract_arrays turns a fused elementwise temporary into one row per 
   CHECK(polytest::check_against_definitions(g, r) < 1e-6);
 }
 
+TEST_CASE("a temporary read by a Pad's guarded load is not contracted") {
+  // Relu -> Pad along the rows: the padded rows' guard tests the temporary's
+  // extents, which a one-row local buffer would always pass.
+  Graph g = polytest::graph_json(
+      R"([{"op": "Relu", "name": "act", "inputs": ["x"], "outputs": ["r"]},
+          {"op": "Pad", "name": "pad", "inputs": ["r"], "outputs": ["y"],
+           "attrs": {"pads": [0, 0, 2, 0, 0, 0, 1, 0]}}])",
+      R"("inputs": [{"name": "x", "shape": [2, 3, 5, 6]}], "outputs": ["y"])");
+  ClusterResult r = polytest::compile(g, contract_only());
+  CHECK(local(r, r.array_of_tensor.at("r")) == nullptr);
+  CHECK(has_array(r.kernel.arrays, r.array_of_tensor.at("r")));
+  CHECK(polytest::check_against_definitions(g, r) < 1e-6);
+}
+
 TEST_CASE("without vectorization the temporary of an elementwise chain becomes a scalar") {
   Graph g = bias_gelu(5, 9);
   PolyOptions o = contract_only();
