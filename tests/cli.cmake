@@ -42,10 +42,11 @@ add_test(NAME cli.compile.batch50
           -DWORK=${CMAKE_CURRENT_BINARY_DIR}/batch50-out -P ${CMAKE_CURRENT_SOURCE_DIR}/data/check_batch50.cmake)
 set_tests_properties(cli.compile.batch50 PROPERTIES LABELS "cli;src" TIMEOUT 1200)
 
-# Random graphs (tests/data/make_random_graphs.py) and Pad fused with its
-# neighbours, every graph verified against the reference interpreter on both
+# Random graphs (tests/data/make_random_graphs.py) and operators that once
+# failed (op_regressions.json: Pad fused with a consumer, AveragePool with
+# ceil_mode), every graph verified against the reference interpreter on both
 # CPU targets.
-foreach(batch random_graphs pad_fusion)
+foreach(batch random_graphs op_regressions)
   foreach(target cpu cpu-c)
     add_test(NAME cli.verify.${batch}.${target}
       COMMAND $<TARGET_FILE:atoll> run ${CMAKE_CURRENT_SOURCE_DIR}/data/${batch}.json --verify --target ${target} --quiet)

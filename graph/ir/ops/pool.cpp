@@ -83,24 +83,35 @@ OpDefinition define_pool(const OpContext &ctx) {
   if (avg) {
     // Which window positions count: the input, or the input with its pads.
     bool include_pad = ctx.attr_int("count_include_pad", 0) != 0;
+    // The count runs over the axes with partial windows only (an index of a
+    // `where` clause must appear in its statement); the others contribute
+    // their whole kernel extent.
     std::string conds;
-    std::vector<std::pair<std::string, std::int64_t>> ranges;
+    std::vector<std::pair<std::string, std::int64_t>> ranges, kernel_ranges;
+    std::vector<std::string> sidx;
+    std::int64_t whole = 1;
     for (std::size_t i = 0; i < sp.size(); ++i) {
       std::int64_t lo = include_pad ? -w.pad_begin[i] : 0, hi = w.in[i] + (include_pad ? w.pad_end[i] : 0);
       std::int64_t first = -w.pad_begin[i];
       std::int64_t last = (w.out[i] - 1) * w.strides[i] + (w.kernel[i] - 1) * w.dilations[i] - w.pad_begin[i];
+      if (first >= lo && last < hi) {
+        whole *= w.kernel[i];
+        continue;
+      }
       ranges.push_back({sp[i], w.out[i]});
-      if (first >= lo && last < hi) continue;
+      kernel_ranges.push_back(kr[i]);
+      sidx.push_back(sp[i]);
       conds += std::string(conds.empty() ? "" : " && ") + pos[i] + " >= " + std::to_string(lo) + " && " + pos[i] +
                " < " + std::to_string(hi);
     }
     if (conds.empty()) {
       text += "\n" + Y + " = " + Y + " / " + std::to_string(kernel_size(w));
     } else {
-      ranges.insert(ranges.end(), kr.begin(), kr.end());
-      std::vector<std::string> sidx(y.begin() + 2, y.end());
+      ranges.insert(ranges.end(), kernel_ranges.begin(), kernel_ranges.end());
       text += "\n" + call("cnt", sidx) + " +=! " + conds + " ? 1 : 0 where " + where_clause(ranges);
-      text += "\n" + Y + " = " + Y + " / " + call("cnt", sidx);
+      std::string count = call("cnt", sidx);
+      if (whole > 1) count = "(" + count + " * " + std::to_string(whole) + ")";
+      text += "\n" + Y + " = " + Y + " / " + count;
     }
   }
   return {text, {"X"}, {"Y"}};
