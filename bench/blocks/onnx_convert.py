@@ -137,6 +137,8 @@ def convert_graph(graph, params, tensors, dtypes_out, weights_as_inputs=False, d
                 node_inputs.append(const_name)
             else:
                 node_inputs[position] = const_name
+        if op == "Split" and len(node_inputs) < 2 and "num_outputs" not in attrs:
+            attrs["num_outputs"] = len(node["outputs"])  # equal parts: opset 18+ needs the count
         onnx_attrs = [_attr(op, k, v) for k, v in attrs.items()]
         n = helper.make_node(op, node_inputs, list(node["outputs"]), name=name)
         n.attribute.extend(onnx_attrs)
