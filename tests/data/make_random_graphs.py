@@ -2,7 +2,8 @@
 """Writes tests/data/random_graphs.json: random graphs of 1 to 8 operators over
 one NCHW image, a matrix or a sequence: COUNT graphs of layers (convolutions
 of every kind, pooling, normalizations, elementwise chains, MatMul, Gemm) and
-COUNT of operators (Pad in every mode, Slice with steps, Split, Concat,
+COUNT / 4 of layers at sizes the cost models tile, block and pack, and COUNT
+of operators (Pad in every mode, Slice with steps, Split, Concat,
 Transpose, Reshape, Expand, Gather, reductions, comparisons and Where, casts,
 ConvTranspose, pools with ceil_mode and dilations), odd sizes included.
 `atoll run --verify` checks every graph against the reference interpreter
@@ -19,8 +20,10 @@ import os
 import random
 import sys
 
-def layer_graph(rng, gi):
-    """Convolutions, pooling, normalizations, elementwise chains and matrix products."""
+def layer_graph(rng, gi, large=False):
+    """Convolutions, pooling, normalizations, elementwise chains and matrix products;
+    `large`: at sizes that the cost models tile, block and pack (16 to 96 channels
+    at 14 to 31 pixels, matrices of 64 to 300)."""
     names = iter("t%d" % i for i in range(1000))
     wnames = iter("w%d" % i for i in range(1000))
     inputs, weights, nodes = [], [], []
@@ -28,8 +31,12 @@ def layer_graph(rng, gi):
     kind = rng.choice(["img", "mat"])
     if kind == "img":
         shp = [rng.choice([1, 1, 2]), rng.choice([3, 4, 8, 16, 17, 24]), rng.choice([5, 7, 8, 14, 15, 16]), rng.choice([5, 7, 9, 14, 16, 19])]
+        if large:
+            shp = [1, rng.choice([16, 32, 48, 64]), rng.choice([14, 28, 29]), rng.choice([14, 28, 31])]
     else:
         shp = [rng.choice([1, 3, 8, 16, 33, 64]), rng.choice([5, 16, 31, 64, 100])]
+        if large:
+            shp = [rng.choice([64, 100, 128]), rng.choice([128, 256, 300])]
     inputs.append({"name": "x", "shape": shp}); pool.append(("x", shp))
     def W(shape, init=None, data=None):
         n = next(wnames); d = {"name": n, "shape": shape}
@@ -58,7 +65,7 @@ def layer_graph(rng, gi):
         try_shape = None
         if op == "conv":
             k = rng.choice([1, 1, 3, 5]); st = rng.choice([1, 1, 2]); d = rng.choice([1, 1, 2]) if k > 1 else 1
-            p = rng.choice([0, k//2 * d]); co = rng.choice([4, 8, 16, 24, 32])
+            p = rng.choice([0, k//2 * d]); co = rng.choice([16, 32, 64, 96] if large else [4, 8, 16, 24, 32])
             g = 1
             if s[1] % 2 == 0 and co % 2 == 0 and rng.random() < 0.2: g = 2
             os_ = outshape_conv(s, co, k, st, p, d)
@@ -151,7 +158,7 @@ def layer_graph(rng, gi):
             o = add("Split", [name], {"axis": 1, "split": [a, s[1] - a]}, nout=2)
             pool.append((o[0], [s[0], a, s[2], s[3]])); pool.append((o[1], [s[0], s[1] - a, s[2], s[3]]))
         elif op == "matmul":
-            n = rng.choice([8, 16, 33, 64, 96])
+            n = rng.choice([128, 200, 256] if large else [8, 16, 33, 64, 96])
             o = add("MatMul", [name, W([s[1], n], "uniform(-0.2,0.2)")]); pool.append((o[0], [s[0], n]))
         elif op == "gemm":
             n = rng.choice([8, 16, 33, 64]); tb = rng.choice([0, 1])
@@ -168,7 +175,7 @@ def layer_graph(rng, gi):
     if len(pool) > 3 and rng.random() < 0.3 and pool[-2][0] != "x": outs.append(pool[-2][0])
     if outs == ["x"]: 
         o = add("Relu", ["x"]); outs = [o[0]]
-    return {"name": "layers%d" % gi, "inputs": inputs, "weights": weights, "outputs": outs, "nodes": nodes}
+    return {"name": ("large%d" if large else "layers%d") % gi, "inputs": inputs, "weights": weights, "outputs": outs, "nodes": nodes}
 
 
 def op_graph(rng, gi):
@@ -362,6 +369,8 @@ def main():
     graphs = [layer_graph(rng, i) for i in range(count)]
     rng = random.Random(seed + 1)
     graphs += [op_graph(rng, i) for i in range(count)]
+    rng = random.Random(seed + 2)
+    graphs += [layer_graph(rng, i, large=True) for i in range(count // 4)]
     with open(out, "w") as f:
         json.dump({"atoll": 1, "name": "random_graphs", "graphs": graphs}, f, indent=0)
         f.write("\n")
