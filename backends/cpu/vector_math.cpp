@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <vector>
 
 namespace atl::cpu {
 
@@ -34,25 +35,22 @@ struct Em {
     return b.CreateIntrinsic(llvm::Intrinsic::fma, {ft}, {x, y, z});
   }
   /// c[0] + x*(c[1] + x*(c[2] + ...)).
-  llvm::Value *horner(llvm::Value *x, std::initializer_list<double> c) const {
-    const double *p = c.end() - 1;
+  llvm::Value *horner(llvm::Value *x, const std::vector<double> &c) const {
+    auto p = c.end() - 1;
     llvm::Value *acc = f(*p);
     while (p != c.begin()) acc = fma(acc, x, f(*--p));
     return acc;
   }
+  llvm::Value *horner(llvm::Value *x, std::initializer_list<double> c) const { return horner(x, std::vector<double>(c)); }
   /// The same polynomial as horner(x, c), as E(x^2) + x O(x^2): two
   /// independent chains half as long, for polynomials long enough that
   /// Horner's latency would dominate.
   llvm::Value *split_horner(llvm::Value *x, std::initializer_list<double> c) const {
+    std::vector<double> even, odd;
+    for (std::size_t k = 0; k < c.size(); ++k) (k % 2 ? odd : even).push_back(c.begin()[k]);
     llvm::Value *xx = b.CreateFMul(x, x);
-    auto chain = [&](std::size_t first) {
-      std::size_t k = first;
-      while (k + 2 < c.size()) k += 2;
-      llvm::Value *acc = f(c.begin()[k]);
-      while (k != first) acc = fma(acc, xx, f(c.begin()[k -= 2]));
-      return acc;
-    };
-    return fma(chain(1), x, chain(0));
+    llvm::Value *e = horner(xx, even);
+    return fma(horner(xx, odd), x, e);
   }
   llvm::Value *abs(llvm::Value *x) const { return flt(b.CreateAnd(bits(x), i(0x7fffffffu))); }
   llvm::Value *sign(llvm::Value *x) const { return b.CreateAnd(bits(x), i(0x80000000u)); }

@@ -24,22 +24,9 @@ import onnxruntime as ort
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import onnx_convert  # noqa: E402
+from bench_blocks import compare, load_dump  # noqa: E402
 
 TOLERANCE = {np.float32: 1e-4, np.float16: 1e-2}
-
-
-def normwise(a, r):
-    """max |a - r| / max |r| over the finite elements; None when NaN/inf positions differ."""
-    a = a.astype(np.float64)
-    r = r.astype(np.float64)
-    if not np.array_equal(np.isnan(a), np.isnan(r)) or not np.array_equal(np.isinf(a), np.isinf(r)):
-        return None
-    fin = np.isfinite(r)
-    if not fin.any():
-        return 0.0
-    diff = np.abs(a[fin] - r[fin]).max()
-    den = np.abs(r[fin]).max()
-    return diff / den if den > 0 else (0.0 if diff == 0 else float("inf"))
 
 
 def main():
@@ -62,7 +49,7 @@ def main():
             print(f"{name}: no dump (Atoll failed on it: see atoll run)")
             skipped += 1
             continue
-        tensors = {f[:-4]: np.load(os.path.join(folder, f)) for f in os.listdir(folder) if f.endswith(".npy")}
+        tensors = load_dump(folder)
         outs = {o: tensors[o] for o in graph["outputs"] if o in tensors}
         params = {}  # symbolic dimensions at the values of the dumped inputs
         for decl in graph["inputs"] + graph.get("weights", []):
@@ -79,16 +66,10 @@ def main():
             continue
         checked += 1
         for (o, mine), theirs in zip(outs.items(), results):
-            theirs = np.asarray(theirs)
-            if mine.shape != theirs.shape:
-                print(f"{name}: output {o}: shape {mine.shape}, onnxruntime {theirs.shape}")
-                bad += 1
-                continue
             tol = TOLERANCE.get(mine.dtype.type, 0.0)
-            err = normwise(mine, theirs)
-            if err is None or err > tol:
-                print(f"{name}: output {o}: " + ("NaN/inf positions differ" if err is None else
-                                                 f"max_rel_err {err:.3g} exceeds {tol}"))
+            _, rel, why = compare(mine, theirs)
+            if why or rel > tol:
+                print(f"{name}: output {o}: " + (why or f"max_rel_err {rel:.3g} exceeds {tol}"))
                 bad += 1
     print(f"{args.batch}: {checked} graphs compared with onnxruntime, {skipped} skipped, {bad} outputs differ")
     return 1 if bad else 0

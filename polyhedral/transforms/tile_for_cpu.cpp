@@ -281,9 +281,9 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     bool few_tiles = t.cores > 1 && other_par < 2L * t.cores && (er + mc - 1) / mc < 2L * t.cores;
     // Few rows and many columns (M = 64, N = 3072): the column tiles carry
     // the parallelism, so each panel of the vector operand is read (and
-    // packed) once rather than once per row tile.
-    // Tiles in multiples of twice the cores, as few as keep a cache tile (the
-    // operand's kc x nc block, the accumulators' rows) within a third of L2
+    // packed) once rather than once per row tile. Their number: multiples of
+    // twice the cores, as few as keep a cache tile (the operand's kc x nc
+    // block, the accumulators' rows) within a third of L2
     // (M = 64, N = 3072, K = 768 on 1 MiB: 768 columns 3.33 ms, 384: 3.12,
     // 256: 2.99, min of 7; 2 threads 1.65 / 1.56 / 1.52 at 768 / 384 / 192),
     // and whose count after rounding to whole register tiles still divides
@@ -291,12 +291,11 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     // 0.114 ms against 0.106 for MobileNetV2's project).
     long par_cols = 0;
     if (few_tiles && roles->u < 0 && er < 8L * t.cores * mr && ecols < (1 << 30) && ecols >= 2L * t.cores * nr) {
-      std::vector<long> rows = base;
-      rows[static_cast<std::size_t>(roles->r)] = mc;
+      base[static_cast<std::size_t>(roles->r)] = mc;
       for (long tiles = 2L * t.cores;; tiles += 2L * t.cores) {
         par_cols = ((ecols + tiles - 1) / tiles + nr - 1) / nr * nr;
         bool balanced = ((ecols + par_cols - 1) / par_cols) % t.cores == 0;
-        if (par_cols <= nr || (balanced && fp(rows, roles->v, par_cols) <= t.l2_bytes / 3)) break;
+        if (par_cols <= nr || (balanced && fp(base, roles->v, par_cols) <= t.l2_bytes / 3)) break;
       }
     } else if (few_tiles)
       mc = std::max(mr, ((er + 2L * t.cores - 1) / (2L * t.cores) + mr - 1) / mr * mr);

@@ -54,7 +54,8 @@ def layer_graph(rng, gi, large=False):
     unary = ["Relu", "Sigmoid", "Tanh", "Exp", "Abs", "Neg", "Gelu", "HardSwish", "HardSigmoid", "LeakyRelu", "Erf", "Clip"]
     for _ in range(steps):
         name, s = rng.choice(pool[-3:])
-        r = len(s); choice = rng.random()
+        r = len(s)
+        rng.random()  # drawn and unused; kept so that the committed batch stays what this file writes
         if r == 4:
             ops = ["conv", "conv", "dw", "pool", "bn", "unary", "binary", "concat", "gap", "softmax", "slice", "pad", "transpose", "flatten", "inorm", "reduce", "split"]
         elif r == 2:
@@ -62,7 +63,6 @@ def layer_graph(rng, gi, large=False):
         else:
             ops = ["unary", "binary"]
         op = rng.choice(ops)
-        try_shape = None
         if op == "conv":
             k = rng.choice([1, 1, 3, 5]); st = rng.choice([1, 1, 2]); d = rng.choice([1, 1, 2]) if k > 1 else 1
             p = rng.choice([0, k//2 * d]); co = rng.choice([16, 32, 64, 96] if large else [4, 8, 16, 24, 32])
@@ -186,7 +186,6 @@ def op_graph(rng, gi):
     inputs, weights, nodes = [], [], []
     pool = []
     kind = rng.choice(["img", "mat", "seq"])
-    params = None
     if kind == "img":
         shp = [rng.choice([1, 2]), rng.choice([3, 4, 6, 8, 17]), rng.choice([4, 6, 9, 13]), rng.choice([4, 7, 10, 13])]
     elif kind == "mat":
@@ -208,7 +207,7 @@ def op_graph(rng, gi):
         name, s = rng.choice(pool[-3:])
         r = len(s)
         if r == 0: continue
-        ops = ["unary", "unary", "binary", "pow", "sqrtlog", "cast", "transpose", "reshape", "squeeze", "expand", "concat", "slice", "split", "reduce", "softmax", "where", "gather"]
+        ops = ["unary", "unary", "binary", "pow", "sqrtlog", "cast", "transpose", "reshape", "unsqueeze", "expand", "concat", "slice", "split", "reduce", "softmax", "where", "gather"]
         if r == 4: ops += ["convt", "pool2", "pad2", "softmax4", "ln", "conv"]
         if r == 3: ops += ["bmm", "ln", "pad2"]
         if r == 2: ops += ["gemm", "matmul"]
@@ -241,10 +240,10 @@ def op_graph(rng, gi):
             if rng.random() < 0.5: shape = [s[0], -1]; ns = [s[0], tot // s[0]]
             else: shape = [tot]; ns = [tot]
             o = add("Reshape", [name], {"shape": shape}); pool.append((o[0], ns))
-        elif op == "squeeze":
-            u = add("Unsqueeze", [name], {"axes": [rng.randrange(r + 1)]})
-            o = u
-            ns = list(s); ns.insert(nodes[-1]["attrs"]["axes"][0], 1); pool.append((o[0], ns))
+        elif op == "unsqueeze":
+            axis = rng.randrange(r + 1)
+            o = add("Unsqueeze", [name], {"axes": [axis]})
+            ns = list(s); ns.insert(axis, 1); pool.append((o[0], ns))
         elif op == "expand":
             if 1 in s:
                 ns = [d if d != 1 else 3 for d in s]
@@ -355,9 +354,7 @@ def op_graph(rng, gi):
             o = add("MatMul", [name, W([s[1], n], "uniform(-0.3,0.3)")]); pool.append((o[0], [s[0], n]))
     outs = [pool[-1][0]]
     if outs == ["x"]: outs = [add("Relu", ["x"])[0]]
-    g = {"name": "ops%d" % gi, "inputs": inputs, "weights": weights, "outputs": outs, "nodes": nodes}
-    if params: g["params"] = params
-    return g
+    return {"name": "ops%d" % gi, "inputs": inputs, "weights": weights, "outputs": outs, "nodes": nodes}
 
 
 def main():
