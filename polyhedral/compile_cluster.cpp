@@ -75,6 +75,22 @@ isl::schedule optimize_for_cpu(const Scop &scop, const Dependences &deps, const 
   to.unroll = o.unroll;
   to.vectorize = o.vectorize;
   CpuTileResult t = tile_for_cpu(scop, schedule, to);
+  if (o.tile_hint && !o.tile_sizes.empty()) {
+    // The `tile` hint sizes the main statement's cache tiles, one size per
+    // dimension of its domain; what cannot be honoured is an error.
+    Location hint;
+    hint.hint = "tile";
+    if (!t.applied)
+      throw UserError("cannot tile cluster " + scop.name + " by the given sizes: it has no contraction to tile (" +
+                          t.reason + "); tile hints apply to MatMul, Gemm, Conv and contractions in Compute",
+                      hint);
+    const ScopStatement *main = scop.statement(t.statement);
+    std::size_t dims = main ? main->indices.size() : 0;
+    if (main && o.tile_sizes.size() != dims)
+      throw UserError(std::to_string(o.tile_sizes.size()) + " tile sizes given for the " + std::to_string(dims) +
+                          " dimensions of " + t.statement + "'s domain (explain --stage scop shows them)",
+                      hint);
+  }
   if (!t.applied) {
     // Window reductions (depthwise convolution, pooling): no contraction dimension.
     WindowTileOptions wo;
@@ -225,6 +241,7 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     AstOptions aopts;
     aopts.parallel = options.parallel;
     aopts.vectorize = options.vectorize;
+    aopts.unroll = options.unroll_loops;
     aopts.packs = packs;
     r.kernel = build_ast(scop, deps, packed.is_null() ? sched.schedule : packed, aopts);
     if (options.vectorize) r.kernel.vector_lanes = options.target.vector_lanes;

@@ -42,6 +42,11 @@ struct PolyOptions {
   /// copied into a local buffer where the cost model says it pays.
   bool pack = true;
   long unroll = 0;   ///< the `unroll` hint: register-tile rows (0 = cost model, 1 = no unroll-and-jam)
+  /// The sizes come from the `tile` hint: one per dimension of the main
+  /// statement, which must be a contraction (else an error naming the hint);
+  /// without it a short list repeats its last size (tests, the API).
+  bool tile_hint = false;
+  bool unroll_loops = true;  ///< false (`unroll: false`): no loop is unrolled (window taps, register tiles)
   CpuTarget target = host_target();  ///< caches, vector width, cores (tests override)
 };
 

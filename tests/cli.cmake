@@ -46,10 +46,23 @@ set_tests_properties(cli.compile.batch50 PROPERTIES LABELS "cli;src" TIMEOUT 120
 # failed (op_regressions.json: Pad fused with a consumer, AveragePool with
 # ceil_mode), every graph verified against the reference interpreter on both
 # CPU targets.
-foreach(batch random_graphs op_regressions)
+# low_precision.json: f16/bf16 sums, means and products long enough to stall
+# an accumulator of their own type (they reduce in f32).
+foreach(batch random_graphs op_regressions low_precision)
   foreach(target cpu cpu-c)
     add_test(NAME cli.verify.${batch}.${target}
       COMMAND $<TARGET_FILE:atoll> run ${CMAKE_CURRENT_SOURCE_DIR}/data/${batch}.json --verify --target ${target} --quiet)
     set_tests_properties(cli.verify.${batch}.${target} PROPERTIES LABELS "cli;src" TIMEOUT 600)
   endforeach()
 endforeach()
+add_test(NAME cli.verify.low_precision.npu
+  COMMAND $<TARGET_FILE:atoll> run ${CMAKE_CURRENT_SOURCE_DIR}/data/low_precision.json --verify --target npu --quiet)
+set_tests_properties(cli.verify.low_precision.npu PROPERTIES LABELS "cli;src" TIMEOUT 600)
+
+# run without --verify/--bench, --dump/--inputs round trips (bf16, names that
+# are not file names), run-time Gather indices out of range, and the objects
+# of a two-graph batch linked together.
+add_test(NAME cli.run_io
+  COMMAND ${CMAKE_COMMAND} -DATOLL=$<TARGET_FILE:atoll> -DDATA=${CMAKE_CURRENT_SOURCE_DIR}/data
+          -DWORK=${CMAKE_CURRENT_BINARY_DIR}/run-io -P ${CMAKE_CURRENT_SOURCE_DIR}/data/check_run_io.cmake)
+set_tests_properties(cli.run_io PROPERTIES LABELS "cli;src" TIMEOUT 600)

@@ -16,6 +16,7 @@
 #include <llvm/Target/TargetMachine.h>
 
 #include <cctype>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -70,7 +71,12 @@ std::string c_header(const std::vector<poly::LKernel> &kernels, const std::strin
 }
 
 void write_c_header(const std::vector<poly::LKernel> &kernels, const std::string &path_h) {
-  std::string text = c_header(kernels);
+  // The guard names the file (ATOLL_G1_H for g1.h; g1.h.tmp while written), so headers of one batch combine.
+  std::string stem = std::filesystem::path(path_h).filename().string();
+  stem = stem.substr(0, stem.find('.'));
+  std::string guard = "ATOLL_";
+  for (char c : stem) guard += std::isalnum(static_cast<unsigned char>(c)) ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : '_';
+  std::string text = c_header(kernels, guard + "_H");
   std::ofstream out(path_h, std::ios::binary);
   if (!out) throw UserError("cannot write '" + path_h + "'");
   out << text;

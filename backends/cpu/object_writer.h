@@ -18,7 +18,8 @@ void write_object_file(const std::vector<poly::LKernel> &kernels, const std::str
 /// comment per argument (name, shape, dtype, role), and its NAME_entry.
 std::string c_header(const std::vector<poly::LKernel> &kernels, const std::string &guard = "ATOLL_KERNELS_H");
 
-/// Writes c_header() to `path_h`; throws UserError when it cannot.
+/// Writes c_header() to `path_h`, guarded by ATOLL_<FILE STEM>_H (g1.h:
+/// ATOLL_G1_H); throws UserError when it cannot.
 void write_c_header(const std::vector<poly::LKernel> &kernels, const std::string &path_h);
 
 }  // namespace atl::cpu

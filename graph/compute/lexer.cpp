@@ -134,7 +134,12 @@ struct Lexer {
           Location loc;
           loc.line = line;
           loc.column = col;
-          throw UserError(std::string("unexpected character '") + c + "'", loc);
+          // The whole UTF-8 sequence of a non-ASCII character ("unexpected character '×'").
+          std::size_t n = 1;
+          while ((static_cast<unsigned char>(c) & 0xc0) == 0xc0 && n < 4 && pos + n < src.size() &&
+                 (static_cast<unsigned char>(src[pos + n]) & 0xc0) == 0x80)
+            ++n;
+          throw UserError("unexpected character '" + std::string(src.substr(pos, n)) + "'", loc);
         }
         }
       }

@@ -7,4 +7,5 @@ target_sources(atoll_graph PRIVATE
   compute/lexer.cpp
   compute/parser.cpp
   compute/print.cpp
+  compute/widen_accumulators.cpp
 )

@@ -131,6 +131,9 @@ float bfloat_to_float(std::uint16_t b) {
 template <typename Int>
 static double wrap_int(double v) {
   if (std::isnan(v)) return 0.0;
+  // Infinities (an integer division by zero) give 0 for i8/i32, as the
+  // generated code's conversions do; i64 saturates.
+  if (std::isinf(v) && sizeof(Int) < 8) return 0.0;
   double t = std::trunc(v);
   // C conversion of an out-of-range value is undefined; wrap modulo 2^bits
   // as two's complement hardware does for in-range int64 intermediates.

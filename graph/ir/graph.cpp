@@ -1,6 +1,7 @@
 // Graph construction and checking: declarations, node naming, constant-input
 // normalisation, edges, topological order and cycle detection (Boost.Graph),
 // type inference through the operator registry, instantiation of symbols.
+#include <atoll/batch.h>
 #include <atoll/graph.h>
 
 #include "graph/ir/op_registry.h"
@@ -263,8 +264,18 @@ void Graph::finalize() {
           throw UserError("output '" + n.outputs[i] + "' would have an empty shape " +
                               sym_shape_to_string(outs[i].shape),
                           {n.pointer, name, n.name});
+      // The same bound the batch reader puts on declared tensors, at the parameters' maxima.
+      std::int64_t elements = 1;
+      for (const Dim &d : outs[i].shape) {
+        std::int64_t v = d.is_symbolic() ? (params.count(d.symbol) ? params.at(d.symbol).max : 1) : d.value;
+        if (v > kMaxTensorElements || elements > kMaxTensorElements / v) {
+          throw UserError("output '" + n.outputs[i] + "' would have shape " + sym_shape_to_string(outs[i].shape) +
+                              ": more than 2^32 elements, the most a tensor holds",
+                          {n.pointer, name, n.name});
+        }
+        elements *= v;
+      }
       TensorDecl d{n.outputs[i], outs[i], TensorRole::Intermediate, "", std::nullopt, n.pointer};
-      if (is_concrete(outs[i].shape)) (void)shape_numel(concrete_shape(outs[i].shape));  // overflow check
       tensors_.emplace(n.outputs[i], std::move(d));
     }
   }
@@ -304,6 +315,9 @@ Graph Graph::instantiate(const std::map<std::string, std::int64_t> &values) cons
     out.add_weight(w, subst(d.type), d.init, d.data);
     out.tensors_.at(w).pointer = d.pointer;
   }
+  // Each parameter keeps its value as a one-point range: no shape is
+  // symbolic any more, but Compute text may still name it (`where i in 0:N`).
+  for (const auto &[pname, range] : params) out.params[pname] = ParamRange{values.at(pname), values.at(pname)};
   for (NodeId v : boost::make_iterator_range(boost::vertices(g_))) out.add_node(g_[v]);
   out.finalize();
   return out;

@@ -151,6 +151,13 @@ OpDefinition resolved_define(const OpContext &ctx) {
 
 }  // namespace
 
+std::set<std::string> low_precision_outputs(const OpDefinition &def, const OpContext &ctx) {
+  std::set<std::string> out;
+  for (std::size_t i = 0; i < def.outputs.size() && i < ctx.outputs.size(); ++i)
+    if (ctx.outputs[i].dtype == DType::F16 || ctx.outputs[i].dtype == DType::BF16) out.insert(def.outputs[i]);
+  return out;
+}
+
 const OpInfo *find_op(std::string_view name) {
   const auto &m = registry().by_name;
   auto it = m.find(name);

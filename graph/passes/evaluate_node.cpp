@@ -2,6 +2,7 @@
 #include "graph/passes/evaluate_node.h"
 
 #include "graph/compute/compute.h"
+#include "graph/compute/widen_accumulators.h"
 #include "graph/ir/op_registry.h"
 
 namespace atl {
@@ -17,9 +18,11 @@ std::vector<Tensor> evaluate_node(const Graph &graph, NodeId v, const std::map<s
   std::vector<Tensor> out(node.outputs.size());
   try {
     OpDefinition def = op->define(ctx);
-    auto program = compute::parse(def.text);
+    auto program = compute::widen_accumulators(compute::parse(def.text), low_precision_outputs(def, ctx));
     compute::Signature sig;
     sig.node = node.name;
+    // An instantiated graph keeps each parameter as a one-point range (Graph::instantiate).
+    for (const auto &[name, range] : graph.params) sig.params[name] = range.min;
     std::map<std::string, const Tensor *> bound;
     for (std::size_t i = 0; i < def.inputs.size() && i < node.inputs.size(); ++i) {
       if (def.inputs[i].empty() || node.inputs[i].empty()) continue;

@@ -3,6 +3,7 @@ target_sources(atoll_graph PRIVATE
   passes/batchnorm_scale_shift.cpp
   passes/block_conv_layout.cpp
   passes/cancel_transposes.cpp
+  passes/check_constant_indices.cpp
   passes/eliminate_common_subexpr.cpp
   passes/eliminate_dead_nodes.cpp
   passes/evaluate_node.cpp

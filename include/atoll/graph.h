@@ -138,7 +138,8 @@ public:
   /// The node that produces a tensor, if any.
   std::optional<NodeId> producer(const std::string &tensor) const;
 
-  /// The same graph with every symbolic dimension replaced by its value.
+  /// The same graph with every symbolic dimension replaced by its value (each
+  /// parameter stays in `params` as the one-point range of its value).
   /// Throws UserError when a value is outside the parameter's range.
   Graph instantiate(const std::map<std::string, std::int64_t> &values) const;
 

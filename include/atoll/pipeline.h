@@ -87,6 +87,9 @@ struct BatchResult {
   std::string target;
   std::optional<std::string> error;  ///< the batch as a whole could not be read
   std::vector<GraphResult> graphs;
+  /// What was asked for (--verify, --bench, --stats): a graph that failed
+  /// before getting there reports the field as null.
+  bool verify = false, bench = false, stats = false;
   /// 0 when every graph compiled (and verified), else 1.
   int exit_status() const;
 };

@@ -101,7 +101,7 @@ public:
       LStmtPtr inner = node(m.node(), inside_parallel);
       // The schedule tree's "unroll" mark (transforms/tile_for_cpu) asks
       // for the loops of the band below it to be unrolled.
-      return m.id().name() == mark::kUnroll ? with_mark(inner, mark::kUnroll) : inner;
+      return m.id().name() == mark::kUnroll && opts_.unroll ? with_mark(inner, mark::kUnroll) : inner;
     }
     if (n.isa<isl::ast_node_user>()) return statement(n.as<isl::ast_node_user>().expr());
     ATOLL_ASSERT(false, "unknown isl AST node kind");
@@ -467,7 +467,14 @@ private:
       for (const auto &a : e.args) args.push_back(value(*a, s));
       return build::call(e.func, std::move(args));
     }
-    case ExprKind::Read: return load(e, s);
+    case ExprKind::Read: {
+      // An indirect subscript's run-time value is not known to be in bounds:
+      // the read is guarded (0 outside; constant indices are checked when
+      // the graph compiles, check_constant_indices).
+      for (const auto &sub : e.args)
+        if (compute::contains_read(*sub)) return build::guarded_load(load(e, s), build::real(0));
+      return load(e, s);
+    }
     case ExprKind::Guard: return build::guarded_load(load(*e.args[0], s), value(*e.args[1], s));
     }
     return nullptr;

@@ -35,6 +35,7 @@ struct PackedRead {
 struct AstOptions {
   bool parallel = true;   ///< mark outermost dependence-free loops kParallel
   bool vectorize = true;  ///< mark innermost dependence-free stride-1 loops kVector
+  bool unroll = true;     ///< keep the schedule's "unroll" marks (false: the `unroll: false` hint)
   /// Packed operands: their buffers become locals of the innermost loop
   /// around all their accesses (no parallel loop inside it).
   std::vector<PackedRead> packs;

@@ -6,6 +6,7 @@
 #include "polyhedral/scop/scop.h"
 
 #include "graph/compute/compute.h"
+#include "graph/compute/widen_accumulators.h"
 #include "graph/ir/op_registry.h"
 
 #include <atoll/diagnostics.h>
@@ -247,7 +248,7 @@ private:
       ctx.inputs.push_back(in.empty() ? std::optional<TensorType>() : std::optional<TensorType>(g_.tensor(in).type));
     for (const std::string &o : node.outputs) ctx.outputs.push_back(g_.tensor(o).type);
     OpDefinition def = op->define(ctx);
-    auto prog = compute::parse(def.text);
+    auto prog = compute::widen_accumulators(compute::parse(def.text), low_precision_outputs(def, ctx));
 
     // Analysis at the instantiations; index ranges and temporary shapes are
     // fitted as affine functions of the parameters.

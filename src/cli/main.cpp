@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -80,7 +81,10 @@ Args parse_args(int argc, char **argv) {
       while (i + 1 < argc && std::regex_match(argv[i + 1], param)) {
         std::cmatch m;
         std::regex_match(argv[++i], m, param);
-        a.params[m[1]] = std::stoll(m[2]);
+        errno = 0;
+        long long v = std::strtoll(m[2].str().c_str(), nullptr, 10);
+        if (errno == ERANGE) throw UsageError{"--param " + m[1].str() + ": the value " + m[2].str() + " is too large"};
+        a.params[m[1]] = v;
         ++n;
       }
       if (n == 0) throw UsageError{"--param needs NAME=VALUE (a positive integer value)"};
@@ -116,9 +120,19 @@ void write_file_atomic(const std::string &path, const std::string &text) {
   {
     std::ofstream f(tmp, std::ios::binary);
     f << text;
-    if (!f) throw UserError("cannot write '" + path + "'");
+    if (!f) {
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      throw UserError("cannot write '" + path + "'");
+    }
   }
-  std::filesystem::rename(tmp, path);
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw UserError("cannot write '" + path + "': " + ec.message());
+  }
 }
 
 std::string format_ms(double ms) {
@@ -159,6 +173,12 @@ void print_summary(const BatchResult &r) {
   }
 }
 
+/// JSON text of a report or manifest; bytes that are not UTF-8 (from names in
+/// the batch) become U+FFFD rather than an exception.
+std::string json_text(const nlohmann::json &j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
 int run_build(const Args &a) {
   PipelineOptions o;
   o.mode = a.command == "compile" ? PipelineOptions::Mode::Compile : PipelineOptions::Mode::Run;
@@ -189,14 +209,17 @@ int run_build(const Args &a) {
     std::cerr << "error: " << a.batch << ": " << e.what() << "\n";
   }
   std::string report_path = a.report;
+  // A batch that could not be read still gets compile's report.json (cli.md), in -o DIR or atoll-out/batch.
+  if (o.mode == PipelineOptions::Mode::Compile && result.error && report_path.empty())
+    report_path = (!a.out_dir.empty() ? a.out_dir : std::string("atoll-out/batch")) + "/report.json";
   if (o.mode == PipelineOptions::Mode::Compile && !result.error) {
     nlohmann::json manifest = {{"atoll", 1}, {"batch", batch.name}, {"target", a.target}, {"graphs", nlohmann::json::array()}};
     for (const GraphResult &g : result.graphs)
       manifest["graphs"].push_back({{"name", g.name}, {"status", g.ok ? "ok" : "error"}, {"kernels", g.manifest_kernels}});
-    write_file_atomic(dir + "/manifest.json", manifest.dump(2) + "\n");
+    write_file_atomic(dir + "/manifest.json", json_text(manifest));
     if (report_path.empty()) report_path = dir + "/report.json";
   }
-  if (!report_path.empty()) write_file_atomic(report_path, report_json(result).dump(2) + "\n");
+  if (!report_path.empty()) write_file_atomic(report_path, json_text(report_json(result)));
   if (!result.error) print_summary(result);
   return result.exit_status();
 }

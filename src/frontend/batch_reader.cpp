@@ -204,7 +204,8 @@ void read_nodes(const json &j, const std::string &ptr, const std::string &graph,
     n.op = r.string("op", true);
     n.name = r.string("name", false, &kIdent);
     const OpInfo *op = find_op(n.op);
-    if (!op) throw UserError("unknown operator '" + n.op + "'", {r.at("op"), graph, n.name});
+    if (!op)  // named as the graph would name it (an unnamed node is n<position>)
+      throw UserError("unknown operator '" + n.op + "'", {r.at("op"), graph, n.name.empty() ? "n" + std::to_string(i) : n.name});
     for (const char *key : {"inputs", "outputs"}) {
       const json *list = std::string(key) == "inputs" ? &r.require(key) : &r.require(key);
       if (!list->is_array()) field_error(r.at(key), std::string("expected an array of tensor names, got ") + json_kind(*list), graph);

@@ -59,6 +59,15 @@ nlohmann::json parse_json(std::string_view text) {
     std::size_t colon = what.find(": ", what.find("parse error"));
     std::string detail = colon == std::string::npos ? what : what.substr(colon + 2);
     throw UserError("not JSON: " + detail, line_column(text, byte));
+  } catch (const nlohmann::json::out_of_range &e) {
+    // "[json.exception.out_of_range.406] number overflow parsing '1e400'": no position; find the literal.
+    std::string what = e.what();
+    std::size_t q = what.find('\'');
+    std::string literal = q == std::string::npos ? "" : what.substr(q + 1, what.rfind('\'') - q - 1);
+    std::size_t at = literal.empty() ? std::string_view::npos : text.find(literal);
+    std::size_t colon = what.find("] ");
+    throw UserError("not JSON Atoll accepts: " + (colon == std::string::npos ? what : what.substr(colon + 2)),
+                    at == std::string_view::npos ? Location{} : line_column(text, at));
   }
 }
 

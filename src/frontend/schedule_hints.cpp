@@ -79,10 +79,10 @@ ScheduleHints read_schedule_hints(const nlohmann::json &j, const std::string &pt
     } else if (key == "unroll") {
       if (v.is_boolean()) {
         h.unroll = v.get<bool>() ? 0 : 1;  // true: the optimizer chooses; false: no unrolling
-      } else if (v.is_number_integer() && v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= 1024) {
+      } else if (v.is_number_integer() && v.get<std::int64_t>() >= 1 && v.get<std::int64_t>() <= 16) {
         h.unroll = v.get<std::int64_t>();
       } else {
-        hint_error(p, key, g, "expected an unroll factor between 1 and 1024, or a boolean");
+        hint_error(p, key, g, "expected an unroll factor between 1 and 16 (register-tile rows), or a boolean");
       }
     } else if (key == "scheduler") {
       if (!v.is_string()) hint_error(p, key, g, "expected \"isl\", \"pluto\" or \"feautrier\"");

@@ -26,11 +26,14 @@ poly::PolyOptions cluster_options(const Graph &graph, const std::string &cluster
     for (std::int64_t v : t->second)
       if (v < 0) throw hint_error(graph, "tile", "tile sizes must be >= 0 (0 = do not tile that dimension)");
     o.tile_sizes.assign(t->second.begin(), t->second.end());
+    o.tile_hint = true;
   }
-  if (h.unroll) {
-    if (*h.unroll < 1 || *h.unroll > 16)
-      throw hint_error(graph, "unroll", "the unroll factor must be between 1 and 16");
+  // `unroll`: true (0 here) leaves it to the cost model; false (1) forbids
+  // unrolling: one register-tile row and no unrolled loops.
+  if (h.unroll && *h.unroll > 0) {
+    if (*h.unroll > 16) throw hint_error(graph, "unroll", "the unroll factor must be between 1 and 16");
     o.unroll = static_cast<long>(*h.unroll);
+    if (*h.unroll == 1) o.unroll_loops = false;
   }
   if (h.tree.is_string()) {
     if (num_clusters != 1)

@@ -6,6 +6,7 @@
 #include "backends/cpu/cpu_backend.h"
 
 #include <chrono>
+#include <map>
 #include <set>
 
 namespace atl {
@@ -33,6 +34,25 @@ void check_tree_keys(const Graph &graph, const std::vector<std::vector<NodeId>> 
     }
 }
 
+/// Every `tile` hint names the first node of a cluster (the cluster it tiles).
+void check_tile_keys(const Graph &graph, const std::vector<std::vector<NodeId>> &clusters) {
+  std::map<std::string, std::string> cluster_of;
+  for (const auto &c : clusters)
+    for (NodeId v : c) cluster_of[graph.node(v).name] = graph.node(c.front()).name;
+  for (const auto &[node, sizes] : graph.schedule.tile) {
+    auto it = cluster_of.find(node);
+    if (it != cluster_of.end() && it->second == node) continue;
+    Location loc{graph.pointer.empty() ? "" : graph.pointer + "/schedule/tile/" + node, graph.name};
+    loc.hint = "tile";
+    throw UserError(it == cluster_of.end()
+                        ? "node '" + node + "' has no kernel of its own after simplification (a view or a folded node)"
+                        : "node '" + node + "' is fused into cluster '" + it->second +
+                              "': a tile hint names the cluster's first node (explain --stage clusters), or use "
+                              "`fuse` groups to keep the node alone",
+                    loc);
+  }
+}
+
 }  // namespace
 
 ScheduledGraph schedule_graph(const Graph &graph, const CompileOptions &options) {
@@ -44,6 +64,7 @@ ScheduledGraph schedule_graph(const Graph &graph, const CompileOptions &options)
   const Graph &g = out.prepared.graph;
   const auto &clusters = out.plan.fusion.clusters;
   check_tree_keys(g, clusters);
+  check_tile_keys(g, clusters);
   for (const auto &cluster : clusters) {
     const Node &first = g.node(cluster.front());
     poly::PolyOptions po = cluster_options(g, first.name, clusters.size(), options);

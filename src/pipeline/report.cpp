@@ -38,7 +38,7 @@ nlohmann::json report_json(const BatchResult &r) {
     j["status"] = g.ok ? "ok" : "error";
     j["error"] = g.ok ? json(nullptr) : json(g.error);
     json params = json::object();
-    for (const auto &[name, values] : g.params) params[name] = values.size() == 1 ? json(values[0]) : json(values);
+    for (const auto &[name, values] : g.params) params[name] = json(values);
     j["params"] = params;
     j["kernels"] = g.kernels ? json(*g.kernels) : json(nullptr);
     j["clusters"] = g.kernels ? clusters_json(g) : json(nullptr);
@@ -56,6 +56,8 @@ nlohmann::json report_json(const BatchResult &r) {
       v["max_rel_err"] = number_or_null(g.verify->max_rel_err);
       if (!g.verify->detail.empty()) v["detail"] = g.verify->detail;
       j["verify"] = v;
+    } else if (r.verify) {
+      j["verify"] = nullptr;
     }
     if (g.bench) {
       j["bench"] = {{"median_ms", g.bench->median_ms}, {"runs", g.bench->runs}, {"threads", g.bench->threads},
@@ -64,8 +66,11 @@ nlohmann::json report_json(const BatchResult &r) {
       for (const BenchResult::Kernel &k : g.bench->kernels)
         kernels.push_back({{"name", k.name}, {"median_ms", k.median_ms}, {"max_ms", k.max_ms}});
       j["bench"]["kernels"] = kernels;
+    } else if (r.bench) {
+      j["bench"] = nullptr;
     }
     if (g.stats) j["stats"] = *g.stats;
+    else if (r.stats) j["stats"] = nullptr;
     if (g.memory)
       j["memory"] = {{"peak_bytes", g.memory->peak_bytes}, {"intermediates_bytes", g.memory->intermediates_bytes},
                      {"bytes_moved", g.memory->bytes_moved}, {"buffers", g.memory->buffers},

@@ -7,12 +7,14 @@
 #include "backends/cpu/runtime/parallel_for.h"
 #include "backends/npu/target.h"
 #include "src/pipeline/compile_graph.h"
+#include "graph/passes/check_constant_indices.h"
 #include "src/runtime/init_data.h"
 #include "src/runtime/npy.h"
 
 #include "graph/memory/plan_arena.h"
 
 #include <algorithm>
+#include <cctype>
 #include <atomic>
 #include <chrono>
 #include <cstdlib>
@@ -68,15 +70,22 @@ std::map<std::string, Tensor> load_feeds(const Graph &g, const PipelineOptions &
   std::map<std::string, Tensor> feeds = make_graph_inputs(g);
   if (o.inputs_dir.empty()) return feeds;
   for (auto &[name, tensor] : feeds) {
-    std::filesystem::path p = std::filesystem::path(o.inputs_dir) / g.name / (name + ".npy");
+    std::filesystem::path p = std::filesystem::path(o.inputs_dir) / npy_file_name(g.name) / (npy_file_name(name) + ".npy");
     if (!std::filesystem::exists(p)) continue;
-    Tensor t = read_npy(p.string());
+    std::string descr;
+    Tensor t = read_npy(p.string(), &descr);
+    if (descr != npy_type(tensor.dtype))
+      throw UserError("--inputs: '" + p.string() + "' holds " + descr + " but '" + name + "' is " +
+                      dtype_name(tensor.dtype) + " (" + npy_type(tensor.dtype) + ")");
     if (t.shape != tensor.shape)
       throw UserError("--inputs: '" + p.string() + "' has shape " + shape_to_string(t.shape) + " but '" + name +
                       "' has shape " + shape_to_string(tensor.shape));
-    if (t.dtype != tensor.dtype)
-      throw UserError("--inputs: '" + p.string() + "' holds " + dtype_name(t.dtype) + " but '" + name + "' is " +
-                      dtype_name(tensor.dtype));
+    if (tensor.dtype == DType::BF16)  // written as <f4 (NumPy has no bfloat16): the values must be bf16's
+      for (std::int64_t i = 0; i < t.numel(); ++i)
+        if (double v = t.get(i); round_to(DType::BF16, v) != v && v == v)
+          throw UserError("--inputs: '" + p.string() + "' holds " + std::to_string(v) + " at element " +
+                          std::to_string(i) + ", which is not a bf16 value, for the bf16 tensor '" + name + "'");
+    t.dtype = tensor.dtype;
     tensor = std::move(t);
   }
   return feeds;
@@ -84,9 +93,17 @@ std::map<std::string, Tensor> load_feeds(const Graph &g, const PipelineOptions &
 
 void dump_tensors(const Graph &g, const PipelineOptions &o, const std::map<std::string, Tensor> &feeds,
                   const std::map<std::string, Tensor> &results) {
-  std::filesystem::path dir = std::filesystem::path(o.dump_dir) / g.name;
-  for (const auto &[name, t] : feeds) write_npy((dir / (name + ".npy")).string(), t);
-  for (const std::string &out : g.outputs) write_npy((dir / (out + ".npy")).string(), results.at(out));
+  std::filesystem::path dir = std::filesystem::path(o.dump_dir) / npy_file_name(g.name);
+  for (const auto &[name, t] : feeds) write_npy((dir / (npy_file_name(name) + ".npy")).string(), t);
+  for (const std::string &out : g.outputs) write_npy((dir / (npy_file_name(out) + ".npy")).string(), results.at(out));
+}
+
+/// Adds a point's values to the graph's `params` (each value once, in the order used).
+void note_params(GraphResult &r, const std::map<std::string, std::int64_t> &point) {
+  for (const auto &[name, value] : point) {
+    std::vector<std::int64_t> &used = r.params[name];
+    if (std::find(used.begin(), used.end(), value) == used.end()) used.push_back(value);
+  }
 }
 
 void merge_verify(VerifyResult &total, const VerifyResult &v, const std::map<std::string, std::int64_t> &point) {
@@ -123,7 +140,7 @@ void verify_graph(const Graph &graph, const PipelineOptions &o, GraphResult &r, 
   for (const auto &point : verify_points(graph, o)) {
     auto t0 = Clock::now();
     Graph concrete = graph.params.empty() ? graph : graph.instantiate(point);
-    for (const auto &[name, value] : point) r.params[name].push_back(value);
+    note_params(r, point);
     std::map<std::string, Tensor> feeds = load_feeds(concrete, o);
     r.stage_ms["inputs"] += ms_since(t0);
     t0 = Clock::now();
@@ -141,6 +158,7 @@ void verify_graph(const Graph &graph, const PipelineOptions &o, GraphResult &r, 
 /// Times the compiled code at the bench point: warm-up, then repeated runs.
 void bench_compiled(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r) {
   std::map<std::string, std::int64_t> point = bench_point(graph, o);
+  note_params(r, point);
   Graph concrete = graph.params.empty() ? graph : graph.instantiate(point);
   std::map<std::string, Tensor> feeds = load_feeds(concrete, o);
   std::vector<double> times;
@@ -162,6 +180,21 @@ void bench_compiled(const Graph &graph, const CompiledGraph &compiled, const Pip
     b.kernels.push_back({compiled.clusters[k].kernel.name, median(per_kernel[k]), max_ms});
   }
   r.bench = b;
+}
+
+/// `run` without --verify or --bench: runs the compiled code once at the
+/// bench point on the (generated or --inputs) inputs; --dump writes them.
+void run_once(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r) {
+  std::map<std::string, std::int64_t> point = bench_point(graph, o);
+  note_params(r, point);
+  Graph concrete = graph.params.empty() ? graph : graph.instantiate(point);
+  auto t0 = Clock::now();
+  std::map<std::string, Tensor> feeds = load_feeds(concrete, o);
+  r.stage_ms["inputs"] += ms_since(t0);
+  t0 = Clock::now();
+  std::map<std::string, Tensor> got = run_compiled(compiled, concrete, feeds, point);
+  r.stage_ms["run"] += ms_since(t0);
+  if (!o.dump_dir.empty()) dump_tensors(concrete, o, feeds, got);
 }
 
 /// Where a kernel argument lives, for manifest.json: {"storage": "arena",
@@ -230,10 +263,25 @@ nlohmann::json kernel_layouts(const CompiledGraph &compiled) {
 /// `compile`: writes the graph's code into o.out_dir and lists its kernels
 /// for manifest.json: an object file and a C header (cpu), or C source (cpu-c).
 /// Returns the milliseconds spent generating and writing the code.
-double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r) {
+/// A C identifier from `name` (other characters as '_'; a leading digit gets '_').
+std::string c_identifier(const std::string &name) {
+  std::string id;
+  for (char c : name) id += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ? c : '_';
+  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "_" + id;
+  return id;
+}
+
+/// Writes the graph's code into the output directory. Kernels are named
+/// `symbol_prefix` + their cluster's kernel name, so that the objects of a
+/// batch's graphs link together.
+double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r,
+                       const std::string &symbol_prefix) {
   auto t0 = Clock::now();
   std::vector<poly::LKernel> kernels;
-  for (const auto &c : compiled.clusters) kernels.push_back(c.kernel);
+  for (const auto &c : compiled.clusters) {
+    kernels.push_back(c.kernel);
+    kernels.back().name = symbol_prefix + c.kernel.name;
+  }
   std::filesystem::create_directories(o.out_dir);
   std::vector<std::string> files;
   if (o.target == "cpu") {
@@ -274,7 +322,8 @@ double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const 
       args.push_back(arg);
     }
     for (const std::string &p : c.kernel.params) args.push_back({{"name", p}, {"dtype", "i64"}, {"role", "param"}});
-    nlohmann::json k = {{"symbol", c.kernel.name}, {"entry", c.kernel.name + "_entry"}, {"cluster", c.name},
+    const std::string symbol = symbol_prefix + c.kernel.name;
+    nlohmann::json k = {{"symbol", symbol}, {"entry", symbol + "_entry"}, {"cluster", c.name},
                         {"args", args}, {"files", files}, {"arena_bytes", plan.peak_bytes()},
                         {"arena_alignment", memory::kArenaAlignment}};
     k.update(layout_json(compiled.layouts.at(ci)));
@@ -300,8 +349,10 @@ void record_memory(const Graph &graph, const CompiledGraph &compiled, const Pipe
 
 /// The parallel phase: everything up to code generation (and, for compile,
 /// the files). Returns the compiled code when there is more to do.
-std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const PipelineOptions &o, GraphResult &r) {
+std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const PipelineOptions &o, GraphResult &r,
+                                          const std::string &symbol_prefix) {
   const Graph &graph = *entry.graph;
+  check_constant_indices(graph);
   std::map<std::string, std::int64_t> bp = bench_point(graph, o);
   Graph at_bench = graph.params.empty() ? graph : graph.instantiate(bp);
   r.flops = at_bench.flops();
@@ -336,7 +387,7 @@ std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const Pipeli
   r.manifest_kernels = kernel_layouts(compiled);
   if (o.mode == PipelineOptions::Mode::Compile) {
     // compile_ms covers all code generation: the files too.
-    double emit_ms = write_artifacts(graph, compiled, o, r);
+    double emit_ms = write_artifacts(graph, compiled, o, r, symbol_prefix);
     *r.compile_ms += emit_ms;
     r.stage_ms["emit"] += emit_ms;
     r.stage_ms["codegen"] += emit_ms;
@@ -359,6 +410,7 @@ void run_phase(const BatchGraph &entry, const std::optional<CompiledGraph> &comp
     verify_graph(graph, o, r, "compiled-vs-reference", "run",
                  [&](const Graph &g, const auto &feeds, const auto &point) { return run_compiled(*compiled, g, feeds, point); });
   if (o.bench) bench_compiled(graph, *compiled, o, r);
+  if (!o.verify && !o.bench) run_once(graph, *compiled, o, r);
 }
 
 /// Runs `step` for one graph, turning its exceptions into the graph's error.
@@ -415,6 +467,9 @@ BatchResult run_pipeline(const Batch &batch, const PipelineOptions &o) {
   BatchResult result;
   result.batch = batch.name;
   result.target = o.target;
+  result.verify = o.verify;
+  result.bench = o.bench;
+  result.stats = o.stats;
   const std::size_t n = batch.graphs.size();
   result.graphs.resize(n);
   std::vector<std::optional<CompiledGraph>> compiled(n);
@@ -446,8 +501,9 @@ BatchResult run_pipeline(const Batch &batch, const PipelineOptions &o) {
         continue;
       }
       failed[i] = !guarded(entry, r, [&] {
-        std::optional<CompiledGraph> code = compile_phase(entry, o, r);
-        if (o.verify || o.bench) compiled[i] = std::move(code);
+        // In a batch of several graphs, symbols carry the graph's name.
+        std::optional<CompiledGraph> code = compile_phase(entry, o, r, n > 1 ? c_identifier(entry.name) + "_" : "");
+        if (o.verify || o.bench || o.mode == PipelineOptions::Mode::Run) compiled[i] = std::move(code);
       });
     }
   };
@@ -461,13 +517,13 @@ BatchResult run_pipeline(const Batch &batch, const PipelineOptions &o) {
   }
 
   // Sequential phase: verification and benchmarks, in batch order.
-  bool more = o.verify || o.bench;
+  bool more = o.verify || o.bench || o.mode == PipelineOptions::Mode::Run;
   for (std::size_t i = 0; i < n && more; ++i) {
     if (failed[i]) continue;
     const BatchGraph &entry = batch.graphs[i];
     if (!compiled[i] && codegen_available(o.target)) continue;
     progress("[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + entry.name + ": " +
-             (o.verify ? (o.bench ? "verify, bench" : "verify") : "bench"));
+             (o.verify ? (o.bench ? "verify, bench" : "verify") : o.bench ? "bench" : "run"));
     failed[i] = !guarded(entry, result.graphs[i], [&] { run_phase(entry, compiled[i], o, result.graphs[i]); });
     compiled[i].reset();
   }

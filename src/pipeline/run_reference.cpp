@@ -3,16 +3,26 @@
 #include <atoll/pipeline.h>
 
 #include "graph/compute/compute.h"
+#include "graph/compute/widen_accumulators.h"
 #include "src/reference/reference_op.h"
+
+#include <set>
 
 namespace atl {
 
 namespace {
 
 std::vector<Tensor> run_compute_node(const Graph &graph, const Node &node, const std::map<std::string, Tensor> &values) {
-  auto program = compute::parse(node.attrs.at("expr").get<std::string>());
+  std::set<std::string> low;
+  for (const std::string &o : node.outputs) {
+    DType d = graph.tensor(o).type.dtype;
+    if (d == DType::F16 || d == DType::BF16) low.insert(o);
+  }
+  auto program = compute::widen_accumulators(compute::parse(node.attrs.at("expr").get<std::string>()), low);
   compute::Signature sig;
   sig.node = node.name;
+  // An instantiated graph keeps each parameter as a one-point range (Graph::instantiate).
+  for (const auto &[name, range] : graph.params) sig.params[name] = range.min;
   std::map<std::string, const Tensor *> bound;
   for (const std::string &in : node.inputs) {
     if (in.empty()) continue;

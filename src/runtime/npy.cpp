@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -79,42 +80,123 @@ void write_npy(const std::string &path, const Tensor &t) {
   std::filesystem::rename(tmp, path);
 }
 
-Tensor read_npy(const std::string &path) {
+namespace {
+
+/// The header dictionary of a .npy file: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+/// parsed strictly (each key once, nothing else; a trailing comma and spaces allowed).
+struct NpyHeader {
+  std::string descr;
+  bool fortran = false;
+  Shape shape;
+};
+
+class HeaderParser {
+public:
+  HeaderParser(const std::string &text, const std::function<UserError(const std::string &)> &bad) : s_(text), bad_(bad) {}
+
+  NpyHeader parse() {
+    NpyHeader h;
+    bool descr = false, fortran = false, shape = false;
+    expect('{');
+    while (!peek('}')) {
+      std::string key = quoted();
+      expect(':');
+      if (key == "descr" && !descr) h.descr = quoted(), descr = true;
+      else if (key == "fortran_order" && !fortran) h.fortran = boolean(), fortran = true;
+      else if (key == "shape" && !shape) h.shape = tuple(), shape = true;
+      else throw bad_("unexpected or repeated key '" + key + "' in the header");
+      if (!peek('}')) expect(',');
+    }
+    expect('}');
+    skip();
+    if (i_ != s_.size()) throw bad_("text after the header dictionary");
+    if (!descr || !fortran || !shape) throw bad_("the header lacks 'descr', 'fortran_order' or 'shape'");
+    return h;
+  }
+
+private:
+  void skip() {
+    while (i_ < s_.size() && (s_[i_] == ' ' || s_[i_] == '\n')) ++i_;
+  }
+  bool peek(char c) {
+    skip();
+    return i_ < s_.size() && s_[i_] == c;
+  }
+  void expect(char c) {
+    if (!peek(c)) throw bad_(std::string("malformed header: expected '") + c + "' at offset " + std::to_string(i_));
+    ++i_;
+  }
+  std::string quoted() {
+    skip();
+    if (i_ >= s_.size() || (s_[i_] != '\'' && s_[i_] != '"')) throw bad_("malformed header: expected a quoted string");
+    char q = s_[i_++];
+    std::size_t end = s_.find(q, i_);
+    if (end == std::string::npos) throw bad_("malformed header: unterminated string");
+    std::string v = s_.substr(i_, end - i_);
+    i_ = end + 1;
+    return v;
+  }
+  bool boolean() {
+    skip();
+    for (const char *w : {"True", "False"})
+      if (s_.compare(i_, std::strlen(w), w) == 0) {
+        i_ += std::strlen(w);
+        return w[0] == 'T';
+      }
+    throw bad_("malformed header: 'fortran_order' is not True or False");
+  }
+  Shape tuple() {
+    Shape shape;
+    expect('(');
+    while (!peek(')')) {
+      std::size_t b = i_;
+      std::int64_t v = 0;
+      while (i_ < s_.size() && s_[i_] >= '0' && s_[i_] <= '9') {
+        if (v > (std::int64_t{1} << 50)) throw bad_("a dimension of the shape is too large");
+        v = v * 10 + (s_[i_++] - '0');
+      }
+      if (i_ == b) throw bad_("malformed header: the shape is not a tuple of non-negative integers");
+      shape.push_back(v);
+      if (!peek(')')) expect(',');
+    }
+    expect(')');
+    return shape;
+  }
+
+  const std::string &s_;
+  const std::function<UserError(const std::string &)> &bad_;
+  std::size_t i_ = 0;
+};
+
+}  // namespace
+
+Tensor read_npy(const std::string &path, std::string *descr_out) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw UserError("cannot read '" + path + "': it is a directory");
   std::ifstream f(path, std::ios::binary);
   if (!f) throw UserError("cannot read '" + path + "'");
   std::stringstream ss;
   ss << f.rdbuf();
   std::string buf = ss.str();
-  auto bad = [&](const std::string &why) { return UserError("'" + path + "' is not a .npy file Atoll reads: " + why); };
+  std::function<UserError(const std::string &)> bad = [&](const std::string &why) {
+    return UserError("'" + path + "' is not a .npy file Atoll reads: " + why);
+  };
   if (buf.size() < 10 || buf.compare(0, 6, "\x93NUMPY") != 0) throw bad("missing the \\x93NUMPY magic");
-  int major = static_cast<unsigned char>(buf[6]);
-  std::size_t hlen, hstart;
-  if (major == 1) {
-    hlen = take<std::uint16_t>(buf.data() + 8);
-    hstart = 10;
-  } else if (major == 2 || major == 3) {
-    if (buf.size() < 12) throw bad("truncated header");
-    hlen = take<std::uint32_t>(buf.data() + 8);
-    hstart = 12;
-  } else {
-    throw bad("unknown format version " + std::to_string(major));
-  }
+  int major = static_cast<unsigned char>(buf[6]), minor = static_cast<unsigned char>(buf[7]);
+  if (major != 1 || minor != 0)
+    throw bad("format version " + std::to_string(major) + "." + std::to_string(minor) + " (cli.md: version 1.0)");
+  std::size_t hlen = take<std::uint16_t>(buf.data() + 8), hstart = 10;
   if (hstart + hlen > buf.size()) throw bad("truncated header");
   std::string header = buf.substr(hstart, hlen);
+  if (header.empty() || header.back() != '\n') throw bad("the header does not end with a newline (wrong header length?)");
+  NpyHeader h = HeaderParser(header, bad).parse();
   std::smatch m;
-  if (!std::regex_search(header, m, std::regex(R"('descr'\s*:\s*'([<>|=])([a-z])(\d+)')")))
-    throw bad("no descr in header");
+  if (!std::regex_match(h.descr, m, std::regex(R"(([<>|=])([a-z])(\d+))"))) throw bad("descr '" + h.descr + "'");
   char order = m[1].str()[0];
   char kind = m[2].str()[0];
   int size = std::stoi(m[3]);
   if (order == '>' && size > 1) throw bad("big-endian data");
-  if (std::regex_search(header, std::regex(R"('fortran_order'\s*:\s*True)"))) throw bad("Fortran order");
-  if (!std::regex_search(header, m, std::regex(R"('shape'\s*:\s*\(([^)]*)\))"))) throw bad("no shape in header");
-  Shape shape;
-  std::string dims = m[1];
-  std::regex num(R"(\d+)");
-  for (auto it = std::sregex_iterator(dims.begin(), dims.end(), num); it != std::sregex_iterator(); ++it)
-    shape.push_back(std::stoll(it->str()));
+  if (h.fortran) throw bad("Fortran order");
   DType dtype;
   if (kind == 'f' && size == 4) dtype = DType::F32;
   else if (kind == 'f' && size == 2) dtype = DType::F16;
@@ -122,12 +204,20 @@ Tensor read_npy(const std::string &path) {
   else if (kind == 'i' && size == 1) dtype = DType::I8;
   else if (kind == 'i' && size == 4) dtype = DType::I32;
   else if (kind == 'i' && size == 8) dtype = DType::I64;
-  else if ((kind == 'b' || kind == 'u') && size == 1) dtype = kind == 'b' ? DType::Bool : DType::I32;
+  else if (kind == 'b' && size == 1) dtype = DType::Bool;
   else throw bad(std::string("unsupported element type ") + kind + std::to_string(size));
-  Tensor t(dtype, shape);
-  std::size_t need = static_cast<std::size_t>(t.numel()) * static_cast<std::size_t>(size);
+  // The data's size, checked before anything is allocated.
+  std::size_t numel = 1;
+  for (std::int64_t d : h.shape) {
+    if (d != 0 && numel > (std::size_t{1} << 40) / static_cast<std::size_t>(d)) throw bad("the shape holds too many elements");
+    numel *= static_cast<std::size_t>(d);
+  }
+  std::size_t need = numel * static_cast<std::size_t>(size), have = buf.size() - hstart - hlen;
+  if (have < need) throw bad("data is shorter than the shape says");
+  if (have > need) throw bad("data is longer than the shape says");
+  if (descr_out) *descr_out = (size == 1 ? "|" : "<") + std::string(1, kind) + std::to_string(size);
+  Tensor t(dtype, h.shape);
   const char *p = buf.data() + hstart + hlen;
-  if (buf.size() - hstart - hlen < need) throw bad("data is shorter than the shape says");
   for (std::int64_t i = 0; i < t.numel(); ++i, p += size) {
     double v = 0;
     if (kind == 'f' && size == 4) v = take<float>(p);
@@ -140,6 +230,21 @@ Tensor read_npy(const std::string &path) {
     t.set(i, v);
   }
   return t;
+}
+
+const char *npy_type(DType t) { return npy_descr(t); }
+
+std::string npy_file_name(const std::string &name) {
+  static const char *hex = "0123456789ABCDEF";
+  std::string out;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    unsigned char c = static_cast<unsigned char>(name[i]);
+    bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+                 (c == '.' && i > 0);
+    if (plain) out += static_cast<char>(c);
+    else out += std::string("%") + hex[c >> 4] + hex[c & 15];
+  }
+  return out.empty() ? "%" : out;
 }
 
 }  // namespace atl

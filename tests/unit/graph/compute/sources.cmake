@@ -3,4 +3,5 @@ target_sources(atoll_graph_tests PRIVATE
   unit/graph/compute/analyze_test.cpp
   unit/graph/compute/evaluate_test.cpp
   unit/graph/compute/parse_test.cpp
+  unit/graph/compute/widen_accumulators_test.cpp
 )

@@ -35,6 +35,46 @@ TEST_CASE("npy round trip for every dtype") {
   std::filesystem::remove_all(dir);
 }
 
+TEST_CASE("npy headers are read strictly: version 1.0, one dict, exact data length, file names kept in DIR") {
+  std::filesystem::path dir = std::filesystem::temp_directory_path() / "atoll_npy_strict_test";
+  std::filesystem::create_directories(dir);
+  auto file = [&](const std::string &name, int version, std::string header, std::size_t data_bytes) {
+    std::size_t total = 10 + header.size() + 1;
+    header.append((64 - total % 64) % 64, ' ');
+    header += '\n';
+    std::string bytes = "\x93NUMPY";
+    bytes += static_cast<char>(version);
+    bytes += '\0';
+    bytes += static_cast<char>(header.size() & 0xff);
+    bytes += static_cast<char>(header.size() >> 8);
+    bytes += header + std::string(data_bytes, '\0');
+    std::string p = (dir / name).string();
+    std::ofstream(p, std::ios::binary) << bytes;
+    return p;
+  };
+  std::string good = "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }";
+  std::string descr;
+  Tensor t = read_npy(file("good.npy", 1, good, 24), &descr);
+  CHECK(t.shape == Shape{2, 3});
+  CHECK(descr == "<f4");
+  (void)read_npy(file("f8.npy", 1, "{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", 16), &descr);
+  CHECK(descr == "<f8");  // the caller refuses it for an f32 tensor
+  CHECK_THROWS_WITH_AS(read_npy(file("v2.npy", 2, good, 24)), doctest::Contains("version 2.0"), UserError);
+  CHECK_THROWS_WITH_AS(read_npy(file("long.npy", 1, good, 28)), doctest::Contains("longer"), UserError);
+  CHECK_THROWS_WITH_AS(read_npy(file("short.npy", 1, good, 20)), doctest::Contains("shorter"), UserError);
+  CHECK_THROWS_WITH_AS(read_npy(file("neg.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-2, 3), }", 24)),
+                       doctest::Contains("non-negative integers"), UserError);
+  CHECK_THROWS_WITH_AS(read_npy(file("twice.npy", 1, "{'descr': '<f4', 'shape': (6,), 'fortran_order': False, 'shape': (6,), }", 24)),
+                       doctest::Contains("repeated key 'shape'"), UserError);
+  CHECK_THROWS_WITH_AS(read_npy(file("junk.npy", 1, "[1, 2]", 24)), doctest::Contains("expected '{'"), UserError);
+  CHECK_THROWS_WITH_AS(read_npy(file("huge.npy", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967297, 8), }", 24)),
+                       doctest::Contains("shorter"), UserError);  // refused before anything is allocated
+  CHECK(npy_file_name("y/z") == "y%2Fz");
+  CHECK(npy_file_name("..") == "%2E.");
+  CHECK(npy_file_name("conv1.weight") == "conv1.weight");
+  std::filesystem::remove_all(dir);
+}
+
 TEST_CASE("init specs parse and reject") {
   CHECK(parse_init("").kind == InitSpec::Kind::Uniform);
   InitSpec n = parse_init("normal(0, 2)");
