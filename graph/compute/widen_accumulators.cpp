@@ -1,6 +1,9 @@
 // Reductions into f16/bf16 outputs accumulate in an f32 temporary (see widen_accumulators.h).
 #include "graph/compute/widen_accumulators.h"
 
+#include <cctype>
+#include <set>
+
 namespace atl::compute {
 
 namespace {
@@ -46,14 +49,17 @@ ExprPtr rename(const ExprPtr &e, const std::string &from, const std::string &to)
 }  // namespace
 
 std::shared_ptr<const Program> widen_accumulators(const std::shared_ptr<const Program> &program,
-                                                  const std::set<std::string> &low_precision) {
+                                                  const std::map<std::string, std::vector<std::string>> &low_precision) {
   if (low_precision.empty()) return program;
   auto out = std::make_shared<Program>(*program);
   std::vector<Statement> copies;
   for (std::size_t k = 0; k < out->statements.size(); ++k) {
     const Statement &s = out->statements[k];
     const std::string name = s.lhs->name;
-    if (!s.init || s.op == AssignOp::Assign || !low_precision.count(name) || !plain_subscripts(*s.lhs)) continue;
+    auto extents = low_precision.find(name);
+    if (!s.init || s.op == AssignOp::Assign || extents == low_precision.end() || !plain_subscripts(*s.lhs) ||
+        extents->second.size() != s.lhs->args.size())
+      continue;
     // Before k nothing mentions NAME; from k on, only in-place updates at
     // the reduction's own element (ReduceMean's `Y(i) = Y(i) / n`).
     bool widen = true;
@@ -75,6 +81,30 @@ std::shared_ptr<const Program> widen_accumulators(const std::shared_ptr<const Pr
     copy.rhs = rename(s.lhs, name, acc);
     copy.line = s.line;
     copy.column = s.column;
+    // The output's extents bound the indices of both statements: the
+    // accumulator is a temporary of inferred shape, so an index that
+    // appeared alone only in the output's subscripts (a convolution's rows)
+    // needs its range written out.
+    Statement &reduce = out->statements[k];
+    for (std::size_t d = 0; d < reduce.lhs->args.size(); ++d) {
+      const Expr &sub = *reduce.lhs->args[d];
+      if (sub.kind != ExprKind::Var) continue;
+      const std::string &extent = extents->second[d];
+      auto lo = std::make_shared<Expr>(), hi = std::make_shared<Expr>();
+      lo->kind = ExprKind::Number;
+      if (!extent.empty() && std::isdigit(static_cast<unsigned char>(extent[0]))) {
+        hi->kind = ExprKind::Number;
+        hi->number = std::stod(extent);
+      } else {
+        hi->kind = ExprKind::Var;
+        hi->name = extent;
+      }
+      IndexRange range{sub.name, lo, hi, reduce.line, reduce.column};
+      copy.where.push_back(range);
+      bool bounded = false;
+      for (const IndexRange &r : reduce.where) bounded = bounded || r.name == sub.name;
+      if (!bounded) reduce.where.push_back(range);
+    }
     for (std::size_t j = k; j < out->statements.size(); ++j) {
       Statement &o = out->statements[j];
       o.lhs = rename(o.lhs, name, acc);

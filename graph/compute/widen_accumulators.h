@@ -3,9 +3,10 @@
 
 #include "graph/compute/ast.h"
 
+#include <map>
 #include <memory>
-#include <set>
 #include <string>
+#include <vector>
 
 namespace atl::compute {
 
@@ -18,7 +19,10 @@ namespace atl::compute {
 /// the reduction's left-hand side subscripts are distinct indices or
 /// constants and every other statement that names NAME comes after it and
 /// updates that same element; returns `program` itself when nothing applies.
+/// `low_precision` maps each such tensor to its extents, as numbers or
+/// parameter names ("64", "N"): the copy's `where` clause (its indices may
+/// appear nowhere else alone, as a convolution's output rows).
 std::shared_ptr<const Program> widen_accumulators(const std::shared_ptr<const Program> &program,
-                                                  const std::set<std::string> &low_precision);
+                                                  const std::map<std::string, std::vector<std::string>> &low_precision);
 
 }  // namespace atl::compute

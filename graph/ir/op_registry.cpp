@@ -151,10 +151,13 @@ OpDefinition resolved_define(const OpContext &ctx) {
 
 }  // namespace
 
-std::set<std::string> low_precision_outputs(const OpDefinition &def, const OpContext &ctx) {
-  std::set<std::string> out;
-  for (std::size_t i = 0; i < def.outputs.size() && i < ctx.outputs.size(); ++i)
-    if (ctx.outputs[i].dtype == DType::F16 || ctx.outputs[i].dtype == DType::BF16) out.insert(def.outputs[i]);
+std::map<std::string, std::vector<std::string>> low_precision_outputs(const OpDefinition &def, const OpContext &ctx) {
+  std::map<std::string, std::vector<std::string>> out;
+  for (std::size_t i = 0; i < def.outputs.size() && i < ctx.outputs.size(); ++i) {
+    if (ctx.outputs[i].dtype != DType::F16 && ctx.outputs[i].dtype != DType::BF16) continue;
+    std::vector<std::string> &extents = out[def.outputs[i]];
+    for (const Dim &d : ctx.outputs[i].shape) extents.push_back(d.is_symbolic() ? d.symbol : std::to_string(d.value));
+  }
   return out;
 }
 

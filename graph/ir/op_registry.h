@@ -86,8 +86,9 @@ struct OpInfo {
 /// The entry for an ONNX operator name, or nullptr.
 const OpInfo *find_op(std::string_view name);
 /// The formal names of `def`'s outputs whose dtype (ctx.outputs) is f16 or
-/// bf16: their reductions accumulate wide (compute::widen_accumulators).
-std::set<std::string> low_precision_outputs(const OpDefinition &def, const OpContext &ctx);
+/// bf16, with their extents ("64" or a parameter name): their reductions
+/// accumulate wide (compute::widen_accumulators).
+std::map<std::string, std::vector<std::string>> low_precision_outputs(const OpDefinition &def, const OpContext &ctx);
 /// Every registered operator, in a fixed order.
 const std::vector<const OpInfo *> &all_ops();
 /// The pattern of one application of `op`: its static pattern, except that a

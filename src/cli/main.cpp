@@ -213,7 +213,10 @@ int run_build(const Args &a) {
   if (o.mode == PipelineOptions::Mode::Compile && result.error && report_path.empty())
     report_path = (!a.out_dir.empty() ? a.out_dir : std::string("atoll-out/batch")) + "/report.json";
   if (o.mode == PipelineOptions::Mode::Compile && !result.error) {
-    nlohmann::json manifest = {{"atoll", 1}, {"batch", batch.name}, {"target", a.target}, {"graphs", nlohmann::json::array()}};
+    nlohmann::json manifest = {{"atoll", 1},
+                               {"batch", batch.name.empty() ? nlohmann::json(nullptr) : nlohmann::json(batch.name)},
+                               {"target", a.target},
+                               {"graphs", nlohmann::json::array()}};
     for (const GraphResult &g : result.graphs)
       manifest["graphs"].push_back({{"name", g.name}, {"status", g.ok ? "ok" : "error"}, {"kernels", g.manifest_kernels}});
     write_file_atomic(dir + "/manifest.json", json_text(manifest));

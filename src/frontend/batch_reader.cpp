@@ -7,6 +7,7 @@
 #include "src/frontend/schedule_hints.h"
 #include "src/runtime/init_data.h"
 
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <set>
@@ -318,6 +319,8 @@ Batch read_batch(std::string_view text) {
 }
 
 Batch read_batch_file(const std::string &path) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw UserError("cannot read batch file '" + path + "': it is a directory");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UserError("cannot read batch file '" + path + "'");
   std::ostringstream ss;

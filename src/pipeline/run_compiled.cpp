@@ -142,6 +142,19 @@ std::vector<memory::KernelUse> kernel_uses(const CompiledGraph &compiled,
   return uses;
 }
 
+namespace {
+
+/// Bytes of a tensor of the graph, or of a constant simplification made
+/// (a folded BatchNormalization's weights exist only in the compiled graph).
+std::int64_t graph_tensor_bytes(const CompiledGraph &compiled, const Graph &concrete, const std::string &tensor) {
+  if (auto c = compiled.constants.find(tensor); c != compiled.constants.end() && !concrete.has_tensor(tensor))
+    return c->second.numel() * static_cast<std::int64_t>(dtype_size(c->second.dtype));
+  const TensorDecl &d = concrete.tensor(tensor);
+  return shape_numel(concrete_shape(d.type.shape)) * static_cast<std::int64_t>(dtype_size(d.type.dtype));
+}
+
+}  // namespace
+
 memory::MemoryPlan plan_memory(const CompiledGraph &compiled, const Graph &concrete,
                                const std::map<std::string, std::int64_t> &params) {
   std::set<std::string> external(concrete.inputs.begin(), concrete.inputs.end());
@@ -151,10 +164,7 @@ memory::MemoryPlan plan_memory(const CompiledGraph &compiled, const Graph &concr
   auto is_external = [&](const std::string &t) {
     return external.count(t) || (concrete.has_tensor(t) && concrete.tensor(t).role != TensorRole::Intermediate);
   };
-  auto tensor_bytes = [&](const std::string &tensor) {
-    const TensorDecl &d = concrete.tensor(tensor);
-    return shape_numel(concrete_shape(d.type.shape)) * static_cast<std::int64_t>(dtype_size(d.type.dtype));
-  };
+  auto tensor_bytes = [&](const std::string &tensor) { return graph_tensor_bytes(compiled, concrete, tensor); };
   return memory::plan_arena(kernel_uses(compiled, params), compiled.aliases, is_external, tensor_bytes);
 }
 
@@ -169,11 +179,7 @@ std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const 
   for (const auto &[name, t] : feeds) buffers[name] = aligned(to_raw(t));
   for (const auto &[name, t] : compiled.constants)
     if (!buffers.count(name)) buffers[name] = aligned(to_raw(t));
-  auto tensor_bytes = [&](const std::string &tensor) {
-    const TensorDecl &d = concrete.tensor(tensor);
-    return static_cast<std::int64_t>(shape_numel(concrete_shape(d.type.shape))) *
-           static_cast<std::int64_t>(dtype_size(d.type.dtype));
-  };
+  auto tensor_bytes = [&](const std::string &tensor) { return graph_tensor_bytes(compiled, concrete, tensor); };
   // Every intermediate buffer and temporary: one arena, planned at these parameters.
   std::vector<memory::KernelUse> uses = kernel_uses(compiled, params);
   memory::MemoryPlan plan = plan_memory(compiled, concrete, params);

@@ -6,17 +6,19 @@
 #include "graph/compute/widen_accumulators.h"
 #include "src/reference/reference_op.h"
 
-#include <set>
+#include <map>
+#include <vector>
 
 namespace atl {
 
 namespace {
 
 std::vector<Tensor> run_compute_node(const Graph &graph, const Node &node, const std::map<std::string, Tensor> &values) {
-  std::set<std::string> low;
+  std::map<std::string, std::vector<std::string>> low;
   for (const std::string &o : node.outputs) {
-    DType d = graph.tensor(o).type.dtype;
-    if (d == DType::F16 || d == DType::BF16) low.insert(o);
+    const TensorType &t = graph.tensor(o).type;
+    if (t.dtype != DType::F16 && t.dtype != DType::BF16) continue;
+    for (const Dim &d : t.shape) low[o].push_back(d.is_symbolic() ? d.symbol : std::to_string(d.value));
   }
   auto program = compute::widen_accumulators(compute::parse(node.attrs.at("expr").get<std::string>()), low);
   compute::Signature sig;
