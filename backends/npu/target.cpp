@@ -2,6 +2,7 @@
 #include "backends/npu/target.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -323,6 +324,9 @@ Target load_target(const std::string &profile_or_file) {
   bool is_file = profile_or_file.find('/') != std::string::npos ||
                  (profile_or_file.size() > 5 && profile_or_file.substr(profile_or_file.size() - 5) == ".json");
   if (!is_file) return builtin_target(profile_or_file);
+  std::error_code ec;
+  if (std::filesystem::is_directory(profile_or_file, ec))
+    throw UserError("cannot read NPU target description '" + profile_or_file + "': it is a directory");
   std::ifstream in(profile_or_file);
   if (!in) throw UserError("cannot read NPU target description '" + profile_or_file + "'");
   nlohmann::json j;

@@ -74,7 +74,7 @@ Args parse_args(int argc, char **argv) {
     else if (s == "--quiet" && build) a.quiet = true;
     else if (s == "--threads" && build) {
       std::string v = value(i, s);
-      if (!std::regex_match(v, std::regex("[1-9][0-9]{0,3}"))) throw UsageError{"--threads needs a positive integer"};
+      if (!std::regex_match(v, std::regex("[1-9][0-9]{0,3}"))) throw UsageError{"--threads needs a positive integer up to 9999"};
       a.threads = std::stoi(v);
     } else if (s == "--param" && build) {
       int n = 0;
