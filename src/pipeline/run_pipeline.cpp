@@ -13,9 +13,11 @@
 
 #include "graph/memory/plan_arena.h"
 
+#include <unistd.h>
+
 #include <algorithm>
-#include <cctype>
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -421,10 +423,32 @@ std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const Pipeli
   return compiled;
 }
 
+/// Refuses to run a graph whose tensors cannot fit in this machine's memory
+/// (the reference and the generated inputs hold every element as a double),
+/// instead of being killed for it.
+void check_memory(const Graph &graph, const std::map<std::string, std::int64_t> &point) {
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (pages <= 0 || page <= 0) return;
+  double have = static_cast<double>(pages) * static_cast<double>(page), need = 0;
+  for (const auto &[name, d] : graph.tensors()) {
+    double n = 1;
+    for (const Dim &dim : d.type.shape) n *= static_cast<double>(dim.is_symbolic() ? point.at(dim.symbol) : dim.value);
+    need += n * (sizeof(double) + dtype_size(d.type.dtype));
+  }
+  if (need > 0.8 * have)
+    throw UserError("its tensors need about " + std::to_string(static_cast<long>(need / (1 << 30))) +
+                    " GiB to run here (inputs and the reference hold every element as a double), more than this "
+                    "machine's " + std::to_string(static_cast<long>(have / (1 << 30))) + " GiB allow");
+}
+
 /// The sequential phase: verification and timing (they use every core).
 void run_phase(const BatchGraph &entry, const std::optional<CompiledGraph> &compiled, const PipelineOptions &o,
                GraphResult &r) {
   const Graph &graph = *entry.graph;
+  std::map<std::string, std::int64_t> largest = bench_point(graph, o);
+  for (const auto &point : verify_points(graph, o))
+    for (const auto &[name, v] : point) largest[name] = std::max(largest[name], v);
+  check_memory(graph, largest);
   if (!codegen_available(o.target)) {
     verify_graph(graph, o, r, "definition-vs-reference", "definitions",
                  [](const Graph &g, const auto &feeds, const auto &) { return run_definitions(g, feeds); });
