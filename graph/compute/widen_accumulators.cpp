@@ -54,7 +54,7 @@ std::shared_ptr<const Program> widen_accumulators(const std::shared_ptr<const Pr
   auto out = std::make_shared<Program>(*program);
   std::vector<Statement> copies;
   for (std::size_t k = 0; k < out->statements.size(); ++k) {
-    const Statement &s = out->statements[k];
+    Statement &s = out->statements[k];
     const std::string name = s.lhs->name;
     auto extents = low_precision.find(name);
     if (!s.init || s.op == AssignOp::Assign || extents == low_precision.end() || !plain_subscripts(*s.lhs) ||
@@ -85,9 +85,8 @@ std::shared_ptr<const Program> widen_accumulators(const std::shared_ptr<const Pr
     // accumulator is a temporary of inferred shape, so an index that
     // appeared alone only in the output's subscripts (a convolution's rows)
     // needs its range written out.
-    Statement &reduce = out->statements[k];
-    for (std::size_t d = 0; d < reduce.lhs->args.size(); ++d) {
-      const Expr &sub = *reduce.lhs->args[d];
+    for (std::size_t d = 0; d < s.lhs->args.size(); ++d) {
+      const Expr &sub = *s.lhs->args[d];
       if (sub.kind != ExprKind::Var) continue;
       const std::string &extent = extents->second[d];
       auto lo = std::make_shared<Expr>(), hi = std::make_shared<Expr>();
@@ -99,11 +98,11 @@ std::shared_ptr<const Program> widen_accumulators(const std::shared_ptr<const Pr
         hi->kind = ExprKind::Var;
         hi->name = extent;
       }
-      IndexRange range{sub.name, lo, hi, reduce.line, reduce.column};
+      IndexRange range{sub.name, lo, hi, s.line, s.column};
       copy.where.push_back(range);
       bool bounded = false;
-      for (const IndexRange &r : reduce.where) bounded = bounded || r.name == sub.name;
-      if (!bounded) reduce.where.push_back(range);
+      for (const IndexRange &r : s.where) bounded = bounded || r.name == sub.name;
+      if (!bounded) s.where.push_back(range);
     }
     for (std::size_t j = k; j < out->statements.size(); ++j) {
       Statement &o = out->statements[j];

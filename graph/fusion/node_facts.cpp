@@ -8,25 +8,12 @@ namespace atl::fusion {
 
 namespace {
 
-/// The registry's view of a node: its input and output types.
-OpContext context_of(const Graph &graph, NodeId v) {
-  const Node &n = graph.node(v);
-  OpContext ctx{n, {}, {}, &graph.params};
-  for (const std::string &t : n.inputs) {
-    if (t.empty() || !graph.has_tensor(t)) ctx.inputs.emplace_back(std::nullopt);
-    else ctx.inputs.emplace_back(graph.tensor(t).type);
-  }
-  for (const std::string &t : n.outputs)
-    ctx.outputs.push_back(!t.empty() && graph.has_tensor(t) ? graph.tensor(t).type : TensorType{});
-  return ctx;
-}
-
 }  // namespace
 
 PatternKind node_kind(const Graph &graph, NodeId v) {
   const OpInfo *op = find_op(graph.node(v).op);
   if (!op) return PatternKind::Opaque;
-  return node_pattern(*op, context_of(graph, v));
+  return node_pattern(*op, node_context(graph, v));
 }
 
 bool is_heavy(PatternKind kind) {
@@ -38,7 +25,7 @@ int node_statements(const Graph &graph, NodeId v) {
   if (!op || !op->define) return 1;
   int count = 0;
   try {
-    OpDefinition d = op->define(context_of(graph, v));
+    OpDefinition d = op->define(node_context(graph, v));
     std::istringstream in(d.text);
     for (std::string line; std::getline(in, line);) {
       std::size_t p = line.find_first_not_of(" \t");

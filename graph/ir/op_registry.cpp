@@ -151,14 +151,31 @@ OpDefinition resolved_define(const OpContext &ctx) {
 
 }  // namespace
 
-std::map<std::string, std::vector<std::string>> low_precision_outputs(const OpDefinition &def, const OpContext &ctx) {
+OpContext node_context(const Graph &graph, NodeId v) {
+  const Node &n = graph.node(v);
+  OpContext ctx{n, {}, {}, &graph.params};
+  for (const std::string &t : n.inputs) {
+    if (t.empty() || !graph.has_tensor(t)) ctx.inputs.emplace_back(std::nullopt);
+    else ctx.inputs.emplace_back(graph.tensor(t).type);
+  }
+  for (const std::string &t : n.outputs)
+    ctx.outputs.push_back(!t.empty() && graph.has_tensor(t) ? graph.tensor(t).type : TensorType{});
+  return ctx;
+}
+
+std::map<std::string, std::vector<std::string>> low_precision_extents(const std::vector<std::string> &names,
+                                                                       const std::vector<TensorType> &types) {
   std::map<std::string, std::vector<std::string>> out;
-  for (std::size_t i = 0; i < def.outputs.size() && i < ctx.outputs.size(); ++i) {
-    if (ctx.outputs[i].dtype != DType::F16 && ctx.outputs[i].dtype != DType::BF16) continue;
-    std::vector<std::string> &extents = out[def.outputs[i]];
-    for (const Dim &d : ctx.outputs[i].shape) extents.push_back(d.is_symbolic() ? d.symbol : std::to_string(d.value));
+  for (std::size_t i = 0; i < names.size() && i < types.size(); ++i) {
+    if (types[i].dtype != DType::F16 && types[i].dtype != DType::BF16) continue;
+    std::vector<std::string> &extents = out[names[i]];
+    for (const Dim &d : types[i].shape) extents.push_back(d.is_symbolic() ? d.symbol : std::to_string(d.value));
   }
   return out;
+}
+
+std::map<std::string, std::vector<std::string>> low_precision_outputs(const OpDefinition &def, const OpContext &ctx) {
+  return low_precision_extents(def.outputs, ctx.outputs);
 }
 
 const OpInfo *find_op(std::string_view name) {

@@ -85,6 +85,13 @@ struct OpInfo {
 
 /// The entry for an ONNX operator name, or nullptr.
 const OpInfo *find_op(std::string_view name);
+/// The registry's view of node `v` of `graph`: its input and output types
+/// (an omitted or unknown tensor as nullopt / an empty type).
+OpContext node_context(const Graph &graph, NodeId v);
+/// Each f16/bf16 tensor of `names` (with its type in `types`) with its
+/// extents ("64" or a parameter name), as widen_accumulators takes them.
+std::map<std::string, std::vector<std::string>> low_precision_extents(const std::vector<std::string> &names,
+                                                                       const std::vector<TensorType> &types);
 /// The formal names of `def`'s outputs whose dtype (ctx.outputs) is f16 or
 /// bf16, with their extents ("64" or a parameter name): their reductions
 /// accumulate wide (compute::widen_accumulators).

@@ -32,10 +32,7 @@ void check_constant_indices(const Graph &graph, std::int64_t max_elements) {
     const Node &node = graph.node(v);
     const OpInfo *op = find_op(node.op);
     if (!op) continue;
-    OpContext ctx{node, {}, {}, &graph.params};
-    for (const std::string &in : node.inputs)
-      ctx.inputs.push_back(in.empty() ? std::optional<TensorType>() : std::optional<TensorType>(graph.tensor(in).type));
-    for (const std::string &o : node.outputs) ctx.outputs.push_back(o.empty() ? TensorType{} : graph.tensor(o).type);
+    OpContext ctx = node_context(graph, v);
     OpDefinition def;
     std::shared_ptr<const compute::Program> program;
     try {

@@ -11,10 +11,7 @@ std::vector<Tensor> evaluate_node(const Graph &graph, NodeId v, const std::map<s
   const Node &node = graph.node(v);
   const OpInfo *op = find_op(node.op);
   ATOLL_ASSERT(op != nullptr, "finalized graph has unknown operator " + node.op);
-  OpContext ctx{node, {}, {}, &graph.params};
-  for (const std::string &in : node.inputs)
-    ctx.inputs.push_back(in.empty() ? std::optional<TensorType>() : std::optional<TensorType>(graph.tensor(in).type));
-  for (const std::string &o : node.outputs) ctx.outputs.push_back(o.empty() ? TensorType{} : graph.tensor(o).type);
+  OpContext ctx = node_context(graph, v);
   std::vector<Tensor> out(node.outputs.size());
   try {
     OpDefinition def = op->define(ctx);

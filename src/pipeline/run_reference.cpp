@@ -4,6 +4,7 @@
 
 #include "graph/compute/compute.h"
 #include "graph/compute/widen_accumulators.h"
+#include "graph/ir/op_registry.h"
 #include "src/reference/reference_op.h"
 
 #include <map>
@@ -14,13 +15,10 @@ namespace atl {
 namespace {
 
 std::vector<Tensor> run_compute_node(const Graph &graph, const Node &node, const std::map<std::string, Tensor> &values) {
-  std::map<std::string, std::vector<std::string>> low;
-  for (const std::string &o : node.outputs) {
-    const TensorType &t = graph.tensor(o).type;
-    if (t.dtype != DType::F16 && t.dtype != DType::BF16) continue;
-    for (const Dim &d : t.shape) low[o].push_back(d.is_symbolic() ? d.symbol : std::to_string(d.value));
-  }
-  auto program = compute::widen_accumulators(compute::parse(node.attrs.at("expr").get<std::string>()), low);
+  std::vector<TensorType> out_types;
+  for (const std::string &o : node.outputs) out_types.push_back(graph.tensor(o).type);
+  auto program = compute::widen_accumulators(compute::parse(node.attrs.at("expr").get<std::string>()),
+                                                low_precision_extents(node.outputs, out_types));
   compute::Signature sig;
   sig.node = node.name;
   // An instantiated graph keeps each parameter as a one-point range (Graph::instantiate).
