@@ -1,8 +1,8 @@
 // Branch-free inline f32 exp, log, tanh, sigmoid and erf emitted as LLVM IR (scalar or <N x float>).
 //
 // Coefficients were fitted for this file (weighted least squares on Chebyshev
-// nodes with Lawson reweighting towards minimax, in double, then rounded to
-// f32); the error bounds in vector_math.h are measured by the unit tests.
+// nodes, linearised for erf's rational, with Lawson reweighting towards
+// minimax, in double, then rounded to f32); the error bounds in vector_math.h are measured by the unit tests.
 #include "backends/cpu/vector_math.h"
 
 #include <llvm/IR/Constants.h>
@@ -158,24 +158,19 @@ llvm::Value *emit_sigmoid(llvm::IRBuilder<> &b, llvm::Value *x) {
 
 llvm::Value *emit_erf(llvm::IRBuilder<> &b, llvm::Value *x) {
   Em e(b, x);
-  llvm::Value *a = e.abs(x);
-  // |x| < 0.9: x P(x^2).
-  llvm::Value *x2 = b.CreateFMul(x, x);
-  llvm::Value *small = b.CreateFMul(
-      x, e.horner(x2, {1.12837911, -0.376125097, 0.112819567, -0.0267713424, 0.00499967067, -0.000602210581}));
-  // 0.9 <= |x| < 3.95: 1 - D(u), D a polynomial fitting erfc there (abs error
-  // 1.1e-8), u = (|x| - 2.425) / 1.525 in [-1, 1], evaluated as two chains in
-  // u^2. No exp, no division: about two thirds of the work of 1 - e^-x^2 Q(x).
-  // Beyond, +-1.
-  llvm::Value *ac = b.CreateSelect(b.CreateFCmpOGT(a, e.f(3.95)), e.f(3.95), a);
-  llvm::Value *u = e.fma(ac, e.f(0.655737698), e.f(-1.59016395));
-  llvm::Value *d = e.split_horner(u, {0.000604764442, -0.00480603427, 0.0177741125, -0.0401008278, 0.0603550486,
-                                      -0.0612384789, 0.0381710716, -0.00672715856, -0.0132102082, 0.0146425627,
-                                      -0.00456029968, -0.00348092476, 0.00285961991, 0.000164968995,
-                                      -0.00044820091});
-  llvm::Value *big = b.CreateSelect(b.CreateFCmpOGE(a, e.f(3.95)), e.f(1.0), b.CreateFSub(e.f(1.0), d));
-  big = e.with_sign(big, e.sign(x));
-  return b.CreateSelect(b.CreateFCmpOLT(a, e.f(0.9)), small, big);
+  // x P(x^2) / Q(x^2) on x clamped to [-4, 4] (erf(4) rounds to 1), the
+  // quotient clamped to [-1, 1]: one rational for the whole range, about
+  // half the work of two polynomial branches and a select. NaN stays NaN
+  // (the clamps are ordered compares).
+  llvm::Value *xc = b.CreateSelect(b.CreateFCmpOGT(x, e.f(4.0)), e.f(4.0), x);
+  xc = b.CreateSelect(b.CreateFCmpOLT(xc, e.f(-4.0)), e.f(-4.0), xc);
+  llvm::Value *t = b.CreateFMul(xc, xc);
+  llvm::Value *p = e.horner(t, {1.12837911, 0.207106933, 0.0515223667, 0.00398967415, 0.000147256214,
+                                -1.94202653e-06, 1.91084766e-08});
+  llvm::Value *q = e.horner(t, {1.0, 0.516875029, 0.117963076, 0.0149563905, 0.00102086458});
+  llvm::Value *r = b.CreateFDiv(b.CreateFMul(xc, p), q);
+  r = b.CreateSelect(b.CreateFCmpOGT(r, e.f(1.0)), e.f(1.0), r);
+  return b.CreateSelect(b.CreateFCmpOLT(r, e.f(-1.0)), e.f(-1.0), r);
 }
 
 }  // namespace atl::cpu

@@ -304,11 +304,11 @@ TEST_SUITE("backends") {
     CHECK(std::isnan(one("sigmoid", kNaN)));
   }
 
-  TEST_CASE("vector math: erf is within 1.2e-7 absolute, 2.5 ulp near 0, saturates") {
-    CHECK(measure("erf", sweep(-5, 5), erf_ref).abs <= 1.2e-7);
-    CHECK(measure("erf", sweep(-0.9, 0.9), erf_ref).ulp <= 2.5);
-    CHECK(measure("erf", sweep(0.9, 4.5), erf_ref).abs <= 1.2e-7);  // the erfc polynomial's range
-    CHECK(measure("erf", sweep(1e-6, 1e-3), erf_ref).ulp <= 2.5);
+  TEST_CASE("vector math: erf is within 3.3e-7 absolute, 3.8 ulp below 0.9, saturates") {
+    CHECK(measure("erf", sweep(-5, 5), erf_ref).abs <= 3.3e-7);
+    CHECK(measure("erf", sweep(-0.9, 0.9), erf_ref).ulp <= 3.8);
+    CHECK(measure("erf", sweep(0.9, 4.5), erf_ref).abs <= 3.3e-7);  // up to and past the clamp at 4
+    CHECK(measure("erf", sweep(1e-6, 1e-3), erf_ref).ulp <= 2.8);
     CHECK(same(one("erf", 0.0f), 0.0f));
     CHECK(same(one("erf", -0.0f), -0.0f));
     CHECK(one("erf", kDen) > 0.0f);
