@@ -2,7 +2,8 @@
 //
 // Coefficients were fitted for this file (weighted least squares on Chebyshev
 // nodes, linearised for erf's rational, with Lawson reweighting towards
-// minimax, in double, then rounded to f32); the error bounds in vector_math.h are measured by the unit tests.
+// minimax, in double, then rounded to f32); the error bounds in
+// vector_math.h are measured by the unit tests.
 #include "backends/cpu/vector_math.h"
 
 #include <llvm/IR/Constants.h>
@@ -42,22 +43,17 @@ struct Em {
     return acc;
   }
   llvm::Value *horner(llvm::Value *x, std::initializer_list<double> c) const { return horner(x, std::vector<double>(c)); }
-  /// The same polynomial as horner(x, c), as E(x^2) + x O(x^2): two
-  /// independent chains half as long, for polynomials long enough that
-  /// Horner's latency would dominate.
-  llvm::Value *split_horner(llvm::Value *x, std::initializer_list<double> c) const {
-    std::vector<double> even, odd;
-    for (std::size_t k = 0; k < c.size(); ++k) (k % 2 ? odd : even).push_back(c.begin()[k]);
-    llvm::Value *xx = b.CreateFMul(x, x);
-    llvm::Value *e = horner(xx, even);
-    return fma(horner(xx, odd), x, e);
-  }
   llvm::Value *abs(llvm::Value *x) const { return flt(b.CreateAnd(bits(x), i(0x7fffffffu))); }
   llvm::Value *sign(llvm::Value *x) const { return b.CreateAnd(bits(x), i(0x80000000u)); }
   /// |v| with the sign bits `s` (i32) put back.
   llvm::Value *with_sign(llvm::Value *v, llvm::Value *s) const { return flt(b.CreateOr(bits(v), s)); }
   /// x when x is NaN, else v.
   llvm::Value *keep_nan(llvm::Value *x, llvm::Value *v) const { return b.CreateSelect(b.CreateFCmpUNO(x, x), x, v); }
+  /// v clamped to [lo, hi] by ordered compares: NaN stays NaN.
+  llvm::Value *clamp(llvm::Value *v, double lo, double hi) const {
+    v = b.CreateSelect(b.CreateFCmpOGT(v, f(hi)), f(hi), v);
+    return b.CreateSelect(b.CreateFCmpOLT(v, f(lo)), f(lo), v);
+  }
 };
 
 // ln 2 split so that n * kLn2Hi is exact for |n| < 256.
@@ -159,18 +155,14 @@ llvm::Value *emit_sigmoid(llvm::IRBuilder<> &b, llvm::Value *x) {
 llvm::Value *emit_erf(llvm::IRBuilder<> &b, llvm::Value *x) {
   Em e(b, x);
   // x P(x^2) / Q(x^2) on x clamped to [-4, 4] (erf(4) rounds to 1), the
-  // quotient clamped to [-1, 1]: one rational for the whole range, about
-  // half the work of two polynomial branches and a select. NaN stays NaN
-  // (the clamps are ordered compares).
-  llvm::Value *xc = b.CreateSelect(b.CreateFCmpOGT(x, e.f(4.0)), e.f(4.0), x);
-  xc = b.CreateSelect(b.CreateFCmpOLT(xc, e.f(-4.0)), e.f(-4.0), xc);
+  // quotient clamped to [-1, 1]: one rational for the whole range, no
+  // branches to evaluate and select between. NaN stays NaN.
+  llvm::Value *xc = e.clamp(x, -4.0, 4.0);
   llvm::Value *t = b.CreateFMul(xc, xc);
   llvm::Value *p = e.horner(t, {1.12837911, 0.207106933, 0.0515223667, 0.00398967415, 0.000147256214,
                                 -1.94202653e-06, 1.91084766e-08});
   llvm::Value *q = e.horner(t, {1.0, 0.516875029, 0.117963076, 0.0149563905, 0.00102086458});
-  llvm::Value *r = b.CreateFDiv(b.CreateFMul(xc, p), q);
-  r = b.CreateSelect(b.CreateFCmpOGT(r, e.f(1.0)), e.f(1.0), r);
-  return b.CreateSelect(b.CreateFCmpOLT(r, e.f(-1.0)), e.f(-1.0), r);
+  return e.clamp(b.CreateFDiv(b.CreateFMul(xc, p), q), -1.0, 1.0);
 }
 
 }  // namespace atl::cpu
