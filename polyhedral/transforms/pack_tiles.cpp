@@ -149,7 +149,7 @@ PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const Cpu
     }
     long bytes = elt;
     for (long e : shape) bytes *= e;
-    // Few rows (M = 64): each element of the GEMM's vector operand serves
+    // Few rows (M < 32): each element of the GEMM's vector operand serves
     // few multiply-adds, so its copy costs more than in-place reads from L2
     // (the backend prefetches the next k block in the micro-kernel).
     bool few_rows = panel > 0 && reuse_known && reuse < o.min_column_reuse;

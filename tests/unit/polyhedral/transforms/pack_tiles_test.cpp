@@ -220,15 +220,22 @@ TEST_CASE("pack_tiles: the cost model packs power-of-two strided panels that are
     CHECK(p.packs.empty());
     CHECK(p.reason.find("no set conflicts") != std::string::npos);
   }
-  {  // BERT's 64 x 768 x 768: B rows 3 KiB apart, but each element serves 64 rows only: read in place.
+  {  // BERT's 64 x 768 x 768: B rows 3 KiB apart, each element serves 64 rows: copied in panels.
     polytest::Scheduled s(matmul(64, 768, 768));
     poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
     REQUIRE(t.applied);
     poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+    CHECK_MESSAGE(p.packs.size() == 1, p.reason);
+  }
+  {  // 16 rows: each element of B serves 16 multiply-adds, read in place.
+    polytest::Scheduled s(matmul(16, 768, 768));
+    poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
+    REQUIRE(t.applied);
+    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
     CHECK(p.packs.empty());
-    CHECK_MESSAGE(p.reason.find("reuse 64 (few rows)") != std::string::npos, p.reason);
+    CHECK_MESSAGE(p.reason.find("reuse 16 (few rows)") != std::string::npos, p.reason);
     poly::PackOptions more = po;
-    more.min_column_reuse = 64;
+    more.min_column_reuse = 16;
     CHECK(poly::pack_tiles(s.scop, t.schedule, t, more).packs.size() == 1);
   }
   {  // Four rows of A: each element of B used 4 times, not worth a copy.
@@ -247,8 +254,8 @@ TEST_CASE("pack_tiles: the next k block is prefetched, by the copy when packed, 
     poly::LKernel k = r.kernel;
     return cpu::emit_llvm_ir({k});
   };
-  // 64 x 768 x 768 (BERT): B read in place; its next k block prefetched from the register tile's k loop.
-  Graph few = matmul(64, 768, 768);
+  // 16 x 768 x 768: B read in place; its next k block prefetched from the register tile's k loop.
+  Graph few = matmul(16, 768, 768);
   poly::ClusterResult r = poly::compile_cluster(few, few.order(), po);
   CHECK(r.kernel.locals.empty());
   std::string ir = ir_of(r);
