@@ -97,6 +97,9 @@ struct BatchResult {
 /// Checks the target name; throws UserError for an unknown target or profile.
 void check_target(const std::string &target);
 
+/// Whether Atoll generates code for `target` (today `cpu` and `cpu-c`).
+bool codegen_available(const std::string &target);
+
 /// Runs every graph of a batch; one failing graph does not stop the others.
 BatchResult run_pipeline(const Batch &batch, const PipelineOptions &options);
 

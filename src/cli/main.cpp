@@ -15,7 +15,9 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <regex>
+#include <set>
 #include <sstream>
 
 using namespace atl;
@@ -179,6 +181,25 @@ std::string json_text(const nlohmann::json &j) {
   return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+/// A --param that no graph of the batch declares (a misspelt name would
+/// otherwise be ignored without a word); nothing when every name is declared
+/// or when a graph could not be read (it may be the one that declares it).
+std::optional<std::string> undeclared_param(const Batch &batch, const std::map<std::string, std::int64_t> &params) {
+  std::set<std::string> declared;
+  for (const BatchGraph &g : batch.graphs) {
+    if (!g.graph) return std::nullopt;
+    for (const auto &[name, range] : g.graph->params) declared.insert(name);
+  }
+  for (const auto &[name, value] : params) {
+    if (declared.count(name)) continue;
+    std::string list;
+    for (const std::string &d : declared) list += (list.empty() ? "" : ", ") + d;
+    return "--param " + name + ": no graph of the batch declares a parameter '" + name + "' (" +
+           (list.empty() ? std::string("it has no parameters") : "declared: " + list) + ")";
+  }
+  return std::nullopt;
+}
+
 int run_build(const Args &a) {
   PipelineOptions o;
   o.mode = a.command == "compile" ? PipelineOptions::Mode::Compile : PipelineOptions::Mode::Run;
@@ -200,6 +221,10 @@ int run_build(const Args &a) {
   std::string dir;
   try {
     batch = read_batch_file(a.batch);
+    if (std::optional<std::string> why = undeclared_param(batch, a.params)) {
+      std::cerr << "atoll: " << *why << "\n";
+      return 2;
+    }
     dir = !a.out_dir.empty() ? a.out_dir : "atoll-out/" + (batch.name.empty() ? std::string("batch") : batch.name);
     o.out_dir = dir;
     result = run_pipeline(batch, o);
@@ -307,6 +332,10 @@ int run_explain(const Args &a) {
     throw UserError((is_later ? "stage '" + a.stage + "' does not exist yet" : "unknown stage '" + a.stage + "'") +
                     "; available stages: " + list);
   }
+  if (a.format == "dot" && a.stage != "graph" && a.stage != "clusters") {
+    std::cerr << "atoll: --format dot exists for --stage graph and --stage clusters only\n";
+    return 2;
+  }
   if (a.stage == "graph") {
     // The graph as given (Graphviz: that alone); text: then what compile
     // and run compile instead, when simplification changed it.
@@ -339,6 +368,11 @@ int run_explain(const Args &a) {
     print_polyhedral_parts(std::cout, graph, a);
     return 0;
   }
+  // The schedule and everything after it are made for one target; for a
+  // target without code generation there is none to show.
+  if (!codegen_available(a.target) && a.stage != "scop" && a.stage != "deps")
+    throw UserError("target " + a.target + ": code generation is not available yet, so there is no '" + a.stage +
+                    "' stage for it; available for this target: graph, clusters, scop, deps");
   CompileOptions co;
   co.target = a.target;
   co.scheduler = a.scheduler;

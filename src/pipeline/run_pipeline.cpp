@@ -122,8 +122,6 @@ void merge_verify(VerifyResult &total, const VerifyResult &v, const std::map<std
   }
 }
 
-bool codegen_available(const std::string &target) { return target == "cpu" || target == "cpu-c"; }
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
@@ -492,6 +490,8 @@ std::size_t compile_threads(std::size_t graphs) {
 }
 
 }  // namespace
+
+bool codegen_available(const std::string &target) { return target == "cpu" || target == "cpu-c"; }
 
 void check_target(const std::string &target) {
   static const std::regex cuda(R"(cuda(:sm_[0-9]+)?)");
