@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <filesystem>
@@ -221,10 +222,7 @@ int run_build(const Args &a) {
   std::string dir;
   try {
     batch = read_batch_file(a.batch);
-    if (std::optional<std::string> why = undeclared_param(batch, a.params)) {
-      std::cerr << "atoll: " << *why << "\n";
-      return 2;
-    }
+    if (std::optional<std::string> why = undeclared_param(batch, a.params)) throw UsageError{*why};
     dir = !a.out_dir.empty() ? a.out_dir : "atoll-out/" + (batch.name.empty() ? std::string("batch") : batch.name);
     o.out_dir = dir;
     result = run_pipeline(batch, o);
@@ -332,10 +330,8 @@ int run_explain(const Args &a) {
     throw UserError((is_later ? "stage '" + a.stage + "' does not exist yet" : "unknown stage '" + a.stage + "'") +
                     "; available stages: " + list);
   }
-  if (a.format == "dot" && a.stage != "graph" && a.stage != "clusters") {
-    std::cerr << "atoll: --format dot exists for --stage graph and --stage clusters only\n";
-    return 2;
-  }
+  if (a.format == "dot" && a.stage != "graph" && a.stage != "clusters")
+    throw UsageError{"--format dot exists for --stage graph and --stage clusters only"};
   if (a.stage == "graph") {
     // The graph as given (Graphviz: that alone); text: then what compile
     // and run compile instead, when simplification changed it.
@@ -370,9 +366,14 @@ int run_explain(const Args &a) {
   }
   // The schedule and everything after it are made for one target; for a
   // target without code generation there is none to show.
-  if (!codegen_available(a.target) && a.stage != "scop" && a.stage != "deps")
+  // The stages before `schedule` do not depend on the target.
+  const auto first_made = std::find(stages.begin(), stages.end(), "schedule");
+  if (!codegen_available(a.target) && std::find(stages.begin(), first_made, a.stage) == first_made) {
+    std::string list;
+    for (auto it = stages.begin(); it != first_made; ++it) list += (list.empty() ? "" : ", ") + *it;
     throw UserError("target " + a.target + ": code generation is not available yet, so there is no '" + a.stage +
-                    "' stage for it; available for this target: graph, clusters, scop, deps");
+                    "' stage for it; available for this target: " + list);
+  }
   CompileOptions co;
   co.target = a.target;
   co.scheduler = a.scheduler;
