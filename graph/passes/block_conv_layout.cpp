@@ -229,15 +229,24 @@ private:
     // The blocked convolution.
     std::string ih = window_index("oh_", "kh_", c->s[0], c->d[0], pad[0]);
     std::string iw = window_index("ow_", "kw_", c->s[1], c->d[1], pad[1]);
-    std::string xr = xb != blocked_.end()
+    // A blocked input of whole blocks is reduced over its block and lane as
+    // two indices (the lane innermost: the micro-kernel's broadcasts walk
+    // one cache line with plain addresses; with c_ / B and c_ % B of one
+    // index, AVX2's 6 x 16 tile spent 20 integer operations per 12 FMAs).
+    const bool lanes_split = xb != blocked_.end() && c->ci % b == 0;
+    std::string xr = lanes_split ? x + "(n_, cb_, " + ih + ", " + iw + ", cl_)"
+                     : xb != blocked_.end()
                          ? x + "(n_, floor(c_ / " + num(b) + "), " + ih + ", " + iw + ", c_ % " + num(b) + ")"
                          : x + "(n_, c_, " + ih + ", " + iw + ")";
+    std::string wr = w5 + (lanes_split ? "(ob_, " + num(b) + " * cb_ + cl_, kh_, kw_, o_)" : "(ob_, c_, kh_, kw_, o_)");
+    std::string red_ranges = lanes_split ? ", cb_ in 0:" + num(c->ci / b) + ", kh_ in 0:" + num(c->kh) + ", kw_ in 0:" +
+                                               num(c->kw) + ", cl_ in 0:" + num(b)
+                                         : ", c_ in 0:" + num(c->ci) + ", kh_ in 0:" + num(c->kh) + ", kw_ in 0:" + num(c->kw);
     std::string y5 = fresh_tensor_name(g_, conv.outputs[0] + "_blk", taken_);
     std::string lhs = y5 + "(n_, ob_, oh_, ow_, o_)";
     std::string out_ranges = " where n_ in 0:" + num(c->n) + ", ob_ in 0:" + num(cb) + ", oh_ in 0:" + num(c->oh) +
                              ", ow_ in 0:" + num(c->ow) + ", o_ in 0:" + num(b);
-    std::string expr = lhs + " +=! " + xr + " * " + w5 + "(ob_, c_, kh_, kw_, o_)" + out_ranges + ", c_ in 0:" +
-                       num(c->ci) + ", kh_ in 0:" + num(c->kh) + ", kw_ in 0:" + num(c->kw);
+    std::string expr = lhs + " +=! " + xr + " * " + wr + out_ranges + red_ranges;
     std::vector<std::string> inputs = {x, w5};
     if (has_bias) {
       std::string br = conv.inputs[2] + "(" + num(b) + " * ob_ + o_)";

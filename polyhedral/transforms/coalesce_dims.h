@@ -29,7 +29,7 @@ struct CoalesceResult {
 };
 
 /// Coalesces in place when W (the inner extent) is not a multiple of
-/// `lanes` (vectors would not tile the rows) and every statement of `scop`
+/// `lanes` (the register tile's width: vectors would not tile the rows) and every statement of `scop`
 /// has the pair; nothing changes otherwise.
 CoalesceResult coalesce_dims(Scop &scop, long lanes);
 

@@ -308,6 +308,24 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     base[static_cast<std::size_t>(roles->r)] = mc;
     long nc = fit(ladder(ext[static_cast<std::size_t>(roles->v)], nr, 1 << 20),
                   [&](long c) { return fp(base, roles->v, c); }, t.l3_bytes / 2);
+    // Every register row of the cache tile sweeps its columns: the vector
+    // operand's kc x nc panel (with one row strip's operands) stays within
+    // three quarters of L2, or each strip would read it again from L3; the
+    // columns split into tiles of equal width. With 512 KiB of L2 (AMD Zen
+    // 3), 1024^3 had taken all 1024 columns (a 1 MiB panel, too large to
+    // pack): 26 GFLOP/s, against 67 with 256-column packed panels.
+    const long ev_known = ext[static_cast<std::size_t>(roles->v)];
+    if (mc > mr && par_cols == 0 && ev_known > 0) {
+      std::vector<long> strip = base;
+      strip[static_cast<std::size_t>(roles->r)] = mr;
+      long in_l2 = fit(ladder(ev_known, nr, 1 << 20), [&](long c) { return fp(strip, roles->v, c); },
+                       t.l2_bytes * 3 / 4);
+      if (in_l2 > 0 && in_l2 < ev_known) {
+        long tiles = (ev_known + in_l2 - 1) / in_l2;
+        in_l2 = ((ev_known + tiles - 1) / tiles + nr - 1) / nr * nr;
+        nc = nc > 0 ? std::min(nc, in_l2) : in_l2;
+      }
+    }
     if (par_cols > 0) nc = nc > 0 ? std::min(nc, par_cols) : par_cols;
     cache[static_cast<std::size_t>(roles->r)] = mc;
     cache[static_cast<std::size_t>(roles->v)] = nc;
