@@ -88,6 +88,16 @@ TEST_CASE("coalesce_dims: rows of whole vectors, windows, broadcasts along the c
   CHECK(compile_all(g, scalar).stats.count("dimensions_coalesced") == 0);
 }
 
+TEST_CASE("coalesce_dims: with 16 registers a row must hold whole register tiles of two vectors") {
+  poly::PolyOptions po;
+  po.target = polytest::avx2_target();
+  // 56 = 7 vectors of 8, but 3.5 tiles of 6 x 16: coalesced (ResNet's conv3 on AMD Zen 3).
+  CHECK(compile_all(pointwise_bn_relu(8, 16, 7, 56, false), po).stats["dimensions_coalesced"] == 1);
+  CHECK(compile_all(pointwise_bn_relu(8, 16, 4, 32, false), po).stats.count("dimensions_coalesced") == 0);
+  po.target.vector_registers = 32;  // one vector per register tile's row: 56 is whole
+  CHECK(compile_all(pointwise_bn_relu(8, 16, 7, 56, false), po).stats.count("dimensions_coalesced") == 0);
+}
+
 TEST_CASE("coalesce_dims: a tree printed for the coalesced statements is taken back as a given tree") {
   poly::PolyOptions po;
   po.target = polytest::avx512_target();

@@ -98,6 +98,26 @@ TEST_CASE("tile_for_cpu: rows of symbolic extent get a power-of-two register til
   CHECK(poly::tile_for_cpu(c.scop, c.schedule, o).mr == 6);
 }
 
+TEST_CASE("tile_for_cpu: the B panel that every register row sweeps stays within 3/4 of L2, in equal column tiles") {
+  for (poly::CpuTarget t : {polytest::avx2_target(), avx512()}) {
+    CAPTURE(t.l2_bytes);
+    polytest::Scheduled s(matmul(1024, 1024, 1024));
+    poly::CpuTileOptions o;
+    o.target = t;
+    poly::CpuTileResult r = poly::tile_for_cpu(s.scop, s.schedule, o);
+    REQUIRE(r.applied);
+    long kc = r.cache_sizes[2], nc = r.cache_sizes[1] > 0 ? r.cache_sizes[1] : 1024;  // mm_0[m, n, k]; 0: untiled
+    CAPTURE(kc);
+    CAPTURE(nc);
+    REQUIRE(kc > 0);
+    if (t.l2_bytes < 1024 * 1024) CHECK(nc < 1024);  // 1024 columns x kc rows would not fit
+    CHECK(kc * nc * 4 <= t.l2_bytes * 3 / 4);
+    CHECK(1024 % nc == 0);
+    CHECK(nc % r.nr == 0);
+    CHECK(s.legal(r.schedule));
+  }
+}
+
 TEST_CASE("tile_for_cpu: MatMul gets cache, register and vector bands, an isolate option and marks") {
   polytest::Scheduled s(matmul(100, 300, 200));
   poly::CpuTileOptions o;

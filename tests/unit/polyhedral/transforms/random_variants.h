@@ -32,6 +32,15 @@ inline atl::poly::CpuTarget avx512_target(int cores = 1) {
   return t;
 }
 
+/// A fixed AVX2 target with a small L2 (AMD Zen 3: 32 KiB L1, 512 KiB L2,
+/// 32 MiB L3, 8 lanes, 16 registers).
+inline atl::poly::CpuTarget avx2_target(int cores = 1) {
+  atl::poly::CpuTarget t = avx512_target(cores);
+  t.l2_bytes = 512 * 1024;
+  t.vector_lanes = 8, t.vector_registers = 16, t.isa = "avx2";
+  return t;
+}
+
 /// Random options of the CPU tiling sweeps: vector lanes 1/4/8/16, 16 or 32
 /// registers, L1 1-32 KiB, 1 or 2 cores, sometimes `tile` sizes (0-12 per
 /// dimension) and an `unroll` hint; `what` gets a description.
