@@ -291,6 +291,28 @@ TEST_CASE("pack_tiles: compile_cluster counts packed arrays and bytes; the buffe
   CHECK(off.kernel.locals.empty());
 }
 
+TEST_CASE("pack_tiles: with the reduction untiled, the panel is copied once per cache tile, before its register tiles") {
+  // 64 x 256 x 768 on two AVX2 cores: K fits one L1 block, so the init runs
+  // under the register band; the copy must stay above it (it had been made
+  // once per 6 x 16 register tile, ten times over).
+  Graph g = matmul(64, 256, 768);
+  poly::PolyOptions po;
+  po.target = polytest::avx2_target(2);
+  poly::ClusterResult r = poly::compile_cluster(g, g.order(), po);
+  CAPTURE(r.ast_text);
+  REQUIRE(r.stats["arrays_packed"] == 1);
+  REQUIRE(r.kernel.locals.size() == 1);
+  const SymShape &shape = r.kernel.locals[0].shape;
+  REQUIRE(shape.size() == 3);
+  CHECK(shape[0].value > 1);  // every panel of the cache tile's columns
+  CHECK(shape[1].value == 256);
+  std::size_t copy = r.ast_text.find("// pack_x1"), init = r.ast_text.find("// mm_n_0_init");
+  REQUIRE(copy != std::string::npos);
+  REQUIRE(init != std::string::npos);
+  CHECK(copy < init);
+  CHECK(r.stats["packed_bytes"] == shape[0].value * 256 * 16 * 4);
+}
+
 TEST_CASE("pack_tiles: GEMM, batched and conv kernels with packed panels equal the reference (JIT and C)") {
   std::vector<test::Case> pool = pack_cases();
   std::vector<Graph> graphs;
