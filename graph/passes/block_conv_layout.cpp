@@ -206,13 +206,23 @@ private:
     for (const std::string &t : {x, conv.inputs[1], conv.outputs[0], has_bias ? conv.inputs[2] : x})
       if (!compute_identifier(t)) return refuse("a tensor name is not a Compute identifier");
 
-    // Weights [Co, Ci, Kh, Kw] -> [CB, Ci, Kh, Kw, B], zero past Co.
+    // A blocked input of whole blocks is reduced over its block and lane as
+    // two indices, the lane innermost: the micro-kernel's broadcasts walk
+    // one cache line with plain addresses (with c_ / B and c_ % B of one
+    // index, AVX2's 6 x 16 tile spent 20 integer operations per 12 FMAs),
+    // and its weights are laid out [CB, Kh, Kw, Ci, B], so that the
+    // reduction (kh_, kw_, cb_, cl_) reads them in order.
+    const bool lanes_split = xb != blocked_.end() && c->ci % b == 0;
+    // Weights [Co, Ci, Kh, Kw] -> [CB, Ci, Kh, Kw, B] (or [CB, Kh, Kw, Ci, B]), zero past Co.
     std::string w5 = fresh_tensor_name(g_, conv.inputs[1] + "_blk", taken_);
     std::string wsrc = conv.inputs[1] + "(" + num(b) + " * ob_ + o_, c_, kh_, kw_)";
     if (cb * b != c->co) wsrc = "guard(" + wsrc + ", 0)";
+    const std::string c_range = "c_ in 0:" + num(c->ci), k_ranges = "kh_ in 0:" + num(c->kh) + ", kw_ in 0:" + num(c->kw);
     out_.push_back(compute(conv.name + "_wblk", {conv.inputs[1]}, w5,
-                           w5 + "(ob_, c_, kh_, kw_, o_) = " + wsrc + " where ob_ in 0:" + num(cb) + ", c_ in 0:" +
-                               num(c->ci) + ", kh_ in 0:" + num(c->kh) + ", kw_ in 0:" + num(c->kw) + ", o_ in 0:" + num(b),
+                           w5 + (lanes_split ? "(ob_, kh_, kw_, c_, o_)" : "(ob_, c_, kh_, kw_, o_)") + " = " + wsrc +
+                               " where ob_ in 0:" + num(cb) + ", " +
+                               (lanes_split ? k_ranges + ", " + c_range : c_range + ", " + k_ranges) +
+                               ", o_ in 0:" + num(b),
                            conv));
     if (!g_.tensor(conv.inputs[1]).data) {
       std::int64_t wn = c->co * c->ci * c->kh * c->kw;
@@ -229,24 +239,20 @@ private:
     // The blocked convolution.
     std::string ih = window_index("oh_", "kh_", c->s[0], c->d[0], pad[0]);
     std::string iw = window_index("ow_", "kw_", c->s[1], c->d[1], pad[1]);
-    // A blocked input of whole blocks is reduced over its block and lane as
-    // two indices (the lane innermost: the micro-kernel's broadcasts walk
-    // one cache line with plain addresses; with c_ / B and c_ % B of one
-    // index, AVX2's 6 x 16 tile spent 20 integer operations per 12 FMAs).
-    const bool lanes_split = xb != blocked_.end() && c->ci % b == 0;
     std::string xr = lanes_split ? x + "(n_, cb_, " + ih + ", " + iw + ", cl_)"
                      : xb != blocked_.end()
                          ? x + "(n_, floor(c_ / " + num(b) + "), " + ih + ", " + iw + ", c_ % " + num(b) + ")"
                          : x + "(n_, c_, " + ih + ", " + iw + ")";
-    std::string wr = w5 + (lanes_split ? "(ob_, " + num(b) + " * cb_ + cl_, kh_, kw_, o_)" : "(ob_, c_, kh_, kw_, o_)");
-    std::string red_ranges = lanes_split ? ", cb_ in 0:" + num(c->ci / b) + ", kh_ in 0:" + num(c->kh) + ", kw_ in 0:" +
-                                               num(c->kw) + ", cl_ in 0:" + num(b)
-                                         : ", c_ in 0:" + num(c->ci) + ", kh_ in 0:" + num(c->kh) + ", kw_ in 0:" + num(c->kw);
+    std::string wr = w5 + (lanes_split ? "(ob_, kh_, kw_, " + num(b) + " * cb_ + cl_, o_)" : "(ob_, c_, kh_, kw_, o_)");
+    std::string red_ranges = lanes_split ? ", " + k_ranges + ", cb_ in 0:" + num(c->ci / b) + ", cl_ in 0:" + num(b)
+                                         : ", " + c_range + ", " + k_ranges;
     std::string y5 = fresh_tensor_name(g_, conv.outputs[0] + "_blk", taken_);
     std::string lhs = y5 + "(n_, ob_, oh_, ow_, o_)";
     std::string out_ranges = " where n_ in 0:" + num(c->n) + ", ob_ in 0:" + num(cb) + ", oh_ in 0:" + num(c->oh) +
                              ", ow_ in 0:" + num(c->ow) + ", o_ in 0:" + num(b);
-    std::string expr = lhs + " +=! " + xr + " * " + wr + out_ranges + red_ranges;
+    // (The weights first when they order the reduction: a statement's
+    // indices follow their first appearance.)
+    std::string expr = lhs + " +=! " + (lanes_split ? wr + " * " + xr : xr + " * " + wr) + out_ranges + red_ranges;
     std::vector<std::string> inputs = {x, w5};
     if (has_bias) {
       std::string br = conv.inputs[2] + "(" + num(b) + " * ob_ + o_)";
