@@ -147,12 +147,13 @@ WindowTile choose_tile(const Window &w, const WindowTileOptions &o) {
   long ev = extent(w.s->domain, w.v), er = w.r >= 0 ? extent(w.s->domain, w.r) : 1;
   long lanes = o.vectorize && w.unit ? std::max(1, c.vector_lanes) : 1;
   long regs = std::max(8, c.vector_registers);
-  // Accumulators: about a third of the registers with 32 (measured on the
+  // Accumulators: 12, a third of the registers with 32 (measured on the
   // 3x3 depthwise conv at 56x56: 12 beat 24, which spills once the window's
-  // input rows are live too), half with 16 (AVX2 on AMD Zen 3: 4 rows x 2
-  // vectors against 2 x 2, 144 channels 0.32 -> 0.24 ms, medians of 5; two
-  // FMA pipes of latency 4 want 8 chains; 6 x 2 spilled more, no clear gain).
-  long budget = regs >= 32 ? 12 : 8;
+  // input rows are live too) and three quarters with 16 (AVX2 on AMD Zen 3,
+  // 144 channels at 56x56: 2 rows x 2 vectors 0.32 ms, 4 x 2 0.24 (medians
+  // of 5), 6 x 2 0.20 against 4 x 2's 0.23 (minima of 5 interleaved runs),
+  // despite a few spills: two FMA pipes of latency 4 want 8+ chains).
+  long budget = 12;
   long units;                                 // registers one row of the tile takes
   if (lanes > 1 && (ev < 0 || ev >= lanes)) {
     long nv = o.vectors > 0 ? o.vectors : (regs >= 32 ? 3 : 2);
