@@ -79,18 +79,14 @@ PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const Cpu
   // below it: the buffer goes above that band (the one with the isolate
   // option), once per cache tile, not once per register tile (64 x 256 x
   // 768 had re-packed its 16-column panel for each of the ten row strips).
-  for (isl::schedule_node n = *filter; n.has_parent();) {
-    n = n.parent();
-    if (!n.isa<isl::schedule_node_band>()) continue;
-    isl::schedule_node_band band = n.as<isl::schedule_node_band>();
-    bool below_another = false;
-    for (isl::schedule_node m = n; m.has_parent() && !below_another;) {
-      m = m.parent();
-      below_another = m.isa<isl::schedule_node_band>();
-    }
-    if (below_another && !band.ast_build_options().is_empty()) point = n;
-    break;
-  }
+  auto band_above = [](isl::schedule_node n) -> isl::schedule_node {
+    while (n.has_parent())
+      if ((n = n.parent()).isa<isl::schedule_node_band>()) return n;
+    return {};
+  };
+  isl::schedule_node reg = band_above(*filter);
+  if (!reg.is_null() && !band_above(reg).is_null() && !reg.as<isl::schedule_node_band>().ast_build_options().is_empty())
+    point = reg;
   isl::map prefix = point.prefix_schedule_union_map().intersect_domain(mine).as_map();
   if (prefix.range_tuple_dim() == 0) return res.reason = "no cache tiles", res;
   // Some band above the buffer must carry the parallelism (a parallel loop below it would share it).

@@ -112,6 +112,9 @@ std::vector<long> ladder(long ext, long unit, long cap) {
   return out;
 }
 
+/// The width of `tiles` tiles of equal width covering `extent`, rounded up to a multiple of `unit`.
+long equal_tile_width(long extent, long tiles, long unit) { return ((extent + tiles - 1) / tiles + unit - 1) / unit * unit; }
+
 /// Fraction of a dimension of extent `e` covered by full tiles of `t` (partial tiles count half).
 double full_fraction(long e, long t) {
   if (e >= (1L << 30)) return 1.0;
@@ -299,7 +302,7 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     if (few_tiles && roles->u < 0 && er <= 16L * t.cores * mr && ecols < (1 << 30) && ecols >= 2L * t.cores * nr) {
       base[static_cast<std::size_t>(roles->r)] = mc;
       for (long tiles = 2L * t.cores;; tiles += 2L * t.cores) {
-        par_cols = ((ecols + tiles - 1) / tiles + nr - 1) / nr * nr;
+        par_cols = equal_tile_width(ecols, tiles, nr);
         bool balanced = ((ecols + par_cols - 1) / par_cols) % t.cores == 0;
         if (par_cols <= nr || (balanced && fp(base, roles->v, par_cols) <= t.l2_bytes / 3)) break;
       }
@@ -314,15 +317,12 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     // columns split into tiles of equal width. With 512 KiB of L2 (AMD Zen
     // 3), 1024^3 had taken all 1024 columns (a 1 MiB panel, too large to
     // pack): 26 GFLOP/s, against 67 with 256-column packed panels.
-    const long ev_known = ext[static_cast<std::size_t>(roles->v)];
-    if (mc > mr && par_cols == 0 && ev_known > 0) {
+    if (mc > mr && par_cols == 0 && ecols < (1 << 30)) {
       std::vector<long> strip = base;
       strip[static_cast<std::size_t>(roles->r)] = mr;
-      long in_l2 = fit(ladder(ev_known, nr, 1 << 20), [&](long c) { return fp(strip, roles->v, c); },
-                       t.l2_bytes * 3 / 4);
-      if (in_l2 > 0 && in_l2 < ev_known) {
-        long tiles = (ev_known + in_l2 - 1) / in_l2;
-        in_l2 = ((ev_known + tiles - 1) / tiles + nr - 1) / nr * nr;
+      long in_l2 = fit(ladder(ecols, nr, 1 << 20), [&](long c) { return fp(strip, roles->v, c); }, t.l2_bytes * 3 / 4);
+      if (in_l2 > 0 && in_l2 < ecols) {
+        in_l2 = equal_tile_width(ecols, (ecols + in_l2 - 1) / in_l2, nr);
         nc = nc > 0 ? std::min(nc, in_l2) : in_l2;
       }
     }
