@@ -49,9 +49,15 @@ struct BenchResult {
   struct Kernel {
     std::string name;
     double median_ms = 0, max_ms = 0;
+    /// "weights": the kernel reads only weights and runs once per weight
+    /// binding, before the timed runs (its time is weight_ms's share);
+    /// "call": it runs in every call and median_ms counts it.
+    std::string phase = "call";
   };
   /// Every kernel, in run order: where the time goes.
   std::vector<Kernel> kernels;
+  /// The weight phase's time (its kernels once), not part of median_ms.
+  double weight_ms = 0;
 };
 
 /// The memory plan of a graph's intermediates (report.json `memory`), at

@@ -138,21 +138,37 @@ CompiledGraph compile_graph(const Graph &graph, const CompileOptions &options);
 /// graph outputs. `params` gives the symbolic dimensions' values. When
 /// `repeat` > 0 the kernels run that many more times and `times_ms` gets
 /// each run's time (kernels only, not data conversion), and `kernel_ms`
-/// (when given) one vector per kernel of its time in each run.
+/// (when given) one vector per kernel of its time in each run. The weight
+/// phase (weight_phase) runs once, before the first run: `weight_ms` gets
+/// its time, and its kernels' entries in `kernel_ms` that one time.
 std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const Graph &concrete,
                                            const std::map<std::string, Tensor> &feeds,
                                            const std::map<std::string, std::int64_t> &params, int repeat = 0,
                                            std::vector<double> *times_ms = nullptr,
-                                           std::vector<std::vector<double>> *kernel_ms = nullptr);
+                                           std::vector<std::vector<double>> *kernel_ms = nullptr,
+                                           double *weight_ms = nullptr);
 
 /// The kernels' array arguments at the parameter values: which graph tensor
 /// each holds (or a temporary), its bytes, read or written.
 std::vector<memory::KernelUse> kernel_uses(const CompiledGraph &compiled,
                                            const std::map<std::string, std::int64_t> &params);
 
+/// The weight phase: kernels that read only weights and folded constants
+/// (directly or through tensors that other such kernels write), write no
+/// tensor the caller owns and take no symbolic size. Weights are constant
+/// across calls (batch-format.md), so these kernels (weight layout changes,
+/// folded scales, packed GEMM operands) run once per weight binding, and
+/// the tensors they write live in buffers of their own, outside the arena.
+struct WeightPhase {
+  std::vector<bool> kernel;       ///< per kernel, call order
+  std::set<std::string> tensors;  ///< what they write (base tensors)
+};
+WeightPhase weight_phase(const CompiledGraph &compiled, const Graph &concrete,
+                         const std::map<std::string, std::int64_t> &params);
+
 /// The arena plan of a compiled graph at the parameter values (`concrete` is
 /// the graph instantiated at them): graph inputs, weights, outputs and
-/// constants stay outside the arena.
+/// constants, and the weight phase's tensors, stay outside the arena.
 memory::MemoryPlan plan_memory(const CompiledGraph &compiled, const Graph &concrete,
                                const std::map<std::string, std::int64_t> &params);
 

@@ -61,10 +61,10 @@ nlohmann::json report_json(const BatchResult &r) {
     }
     if (g.bench) {
       j["bench"] = {{"median_ms", g.bench->median_ms}, {"runs", g.bench->runs}, {"threads", g.bench->threads},
-                    {"gflops", g.bench->gflops}};
+                    {"gflops", g.bench->gflops}, {"weight_ms", g.bench->weight_ms}};
       json kernels = json::array();
       for (const BenchResult::Kernel &k : g.bench->kernels)
-        kernels.push_back({{"name", k.name}, {"median_ms", k.median_ms}, {"max_ms", k.max_ms}});
+        kernels.push_back({{"name", k.name}, {"median_ms", k.median_ms}, {"max_ms", k.max_ms}, {"phase", k.phase}});
       j["bench"]["kernels"] = kernels;
     } else if (r.bench) {
       j["bench"] = nullptr;

@@ -179,7 +179,10 @@ void bench_compiled(const Graph &graph, const CompiledGraph &compiled, const Pip
   int runs = static_cast<int>(std::clamp(1000.0 / estimate, 10.0, 200.0));
   times.clear();
   std::vector<std::vector<double>> per_kernel;
-  std::map<std::string, Tensor> got = run_compiled(compiled, concrete, feeds, point, runs, &times, &per_kernel);
+  double weight_ms = 0;
+  std::map<std::string, Tensor> got =
+      run_compiled(compiled, concrete, feeds, point, runs, &times, &per_kernel, &weight_ms);
+  WeightPhase once = weight_phase(compiled, concrete, point);
   // Without --verify, --dump still writes what was used and produced (cli.md).
   if (!o.dump_dir.empty() && !o.verify) dump_tensors(concrete, o, feeds, got);
   BenchResult b;
@@ -189,8 +192,9 @@ void bench_compiled(const Graph &graph, const CompiledGraph &compiled, const Pip
   b.gflops = r.flops && b.median_ms > 0 ? static_cast<double>(*r.flops) / (b.median_ms * 1e6) : 0.0;
   for (std::size_t k = 0; k < per_kernel.size(); ++k) {
     double max_ms = per_kernel[k].empty() ? 0 : *std::max_element(per_kernel[k].begin(), per_kernel[k].end());
-    b.kernels.push_back({compiled.clusters[k].kernel.name, median(per_kernel[k]), max_ms});
+    b.kernels.push_back({compiled.clusters[k].kernel.name, median(per_kernel[k]), max_ms, once.kernel[k] ? "weights" : "call"});
   }
+  b.weight_ms = weight_ms;
   r.bench = b;
 }
 
@@ -214,8 +218,8 @@ void run_once(const Graph &graph, const CompiledGraph &compiled, const PipelineO
 /// in range, since no buffer grows at smaller values), or in a tensor the
 /// caller owns: {"storage": "input" | "weight" | "output" | "constant"
 /// (a weight the compiler folded), "base": its name, "offset": bytes into it}.
-nlohmann::json arg_storage(const memory::MemoryPlan &plan, const Graph &graph, const std::string &kernel,
-                           const poly::LArray &a, const std::string *tensor) {
+nlohmann::json arg_storage(const memory::MemoryPlan &plan, const Graph &graph, const std::set<std::string> &derived,
+                           const std::string &kernel, const poly::LArray &a, const std::string *tensor) {
   if (!tensor) {
     std::optional<std::int64_t> off = plan.temporary_offset(kernel, a.name);
     return {{"storage", "arena"}, {"offset", off ? nlohmann::json(*off) : nlohmann::json(nullptr)}};
@@ -242,8 +246,16 @@ nlohmann::json arg_storage(const memory::MemoryPlan &plan, const Graph &graph, c
       }
   }
   const char *kind = in(graph.inputs, base) ? "input" : in(graph.weights, base) ? "weight"
-                     : in(graph.outputs, base) ? "output" : "constant";
+                     : in(graph.outputs, base) ? "output" : derived.count(base) ? "derived" : "constant";
   return {{"storage", kind}, {"base", base}, {"offset", offset}};
+}
+
+/// Bytes of the tensor `base` as the kernel that writes it sees it.
+std::int64_t derived_bytes(const std::vector<memory::KernelUse> &uses, const std::string &base) {
+  for (const memory::KernelUse &u : uses)
+    for (const memory::KernelArg &a : u.args)
+      if (a.tensor == base && a.access == memory::KernelArg::Access::Write) return a.bytes;
+  return 0;
 }
 
 /// The graph at its parameters' max values (the manifest's arena sizes).
@@ -324,6 +336,8 @@ double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const 
   std::map<std::string, std::int64_t> at = max_point(graph);
   Graph concrete = graph.params.empty() ? graph : graph.instantiate(at);
   memory::MemoryPlan plan = plan_memory(compiled, concrete, at);
+  WeightPhase once = weight_phase(compiled, concrete, at);
+  std::vector<memory::KernelUse> uses = kernel_uses(compiled, at);
   nlohmann::json list = nlohmann::json::array();
   for (std::size_t ci = 0; ci < compiled.clusters.size(); ++ci) {
     const poly::ClusterResult &c = compiled.clusters[ci];
@@ -338,7 +352,9 @@ double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const 
       nlohmann::json arg = {{"name", a.name}, {"tensor", t != tensor_of.end() ? nlohmann::json(t->second) : nlohmann::json(nullptr)},
                             {"shape", shape}, {"dtype", dtype_name(a.dtype)}, {"role", role}};
       bool temporary = t == tensor_of.end() || a.role == poly::LArray::Role::Temporary;
-      arg.update(arg_storage(plan, graph, c.kernel.name, a, temporary ? nullptr : &t->second));
+      arg.update(arg_storage(plan, graph, once.tensors, c.kernel.name, a, temporary ? nullptr : &t->second));
+      // A weight-phase tensor: the caller keeps a buffer of this size from its weight phase to every call.
+      if (arg.value("storage", "") == "derived") arg["bytes"] = derived_bytes(uses, arg.at("base").get<std::string>());
       // A constant the compiler made (a folded BatchNormalization's weights): its values travel in a file.
       if (arg.value("storage", "") == "constant") {
         const std::string base = arg.at("base").get<std::string>();
@@ -350,7 +366,7 @@ double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const 
     const std::string symbol = symbol_prefix + c.kernel.name;
     nlohmann::json k = {{"symbol", symbol}, {"entry", symbol + "_entry"}, {"cluster", c.name},
                         {"args", args}, {"files", files}, {"arena_bytes", plan.peak_bytes()},
-                        {"arena_alignment", memory::kArenaAlignment}};
+                        {"arena_alignment", memory::kArenaAlignment}, {"phase", once.kernel[ci] ? "weights" : "call"}};
     k.update(layout_json(compiled.layouts.at(ci)));
     list.push_back(k);
   }

@@ -10,4 +10,5 @@ target_sources(atoll_lib PRIVATE
   pipeline/cluster_layout.cpp
   pipeline/cluster_options.cpp
   pipeline/run_compiled.cpp
+  pipeline/weight_kernels.cpp
 )
