@@ -773,6 +773,14 @@ private:
     const LStmt &k = *promo_->loop;
     const std::size_t rank = e.args.size();
     if (rank < 2) return;
+    // A weight in panels (pack_gemm_weights, [N/P, K, P] with P at most a
+    // register tile): its k rows are contiguous, one stream that the
+    // hardware prefetcher follows; prefetches would only take load slots
+    // (two per 8 FMAs in a 4 x 16 tile).
+    const poly::LArray *decl = view(e.name).decl;
+    if (decl && decl->shape.size() == rank && rank == 3 && !decl->shape.back().is_symbolic() &&
+        decl->shape.back().value <= 4 * lanes_)
+      return;
     std::optional<std::int64_t> moves = coefficient(*e.args[rank - 2], k.iterator);
     if (!moves || *moves == 0) return;
     auto at = std::find(loops_.begin(), loops_.end(), &k);

@@ -8,6 +8,7 @@
 #include "graph/passes/fold_batchnorm.h"
 #include "graph/passes/fold_constants.h"
 #include "graph/passes/fold_pad.h"
+#include "graph/passes/pack_gemm_weights.h"
 
 #include <functional>
 
@@ -33,6 +34,10 @@ Graph simplify_graph(const Graph &graph, const SimplifyOptions &options, Simplif
       return block_conv_layout(g, st, options.block_conv);
     });
   if (options.batchnorm_scale_shift) passes.emplace_back("batchnorm_scale_shift", batchnorm_scale_shift);
+  if (options.gemm_weight_panel > 0)
+    passes.emplace_back("pack_gemm_weights", [&](const Graph &g, PassStats *st) {
+      return pack_gemm_weights(g, st, options.gemm_weight_panel);
+    });
   if (options.cancel_transposes) passes.emplace_back("cancel_transposes", cancel_transposes);
   if (options.eliminate_common_subexpr) passes.emplace_back("eliminate_common_subexpr", eliminate_common_subexpr);
   if (options.eliminate_dead_nodes) passes.emplace_back("eliminate_dead_nodes", eliminate_dead_nodes);

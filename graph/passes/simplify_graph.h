@@ -23,6 +23,9 @@ struct SimplifyOptions {
   bool block_conv_layout = false;  ///< off by default for API compatibility; compile_graph turns it on
   BlockConvOptions block_conv;     ///< block_conv_layout's block size and cost-model limits
   bool batchnorm_scale_shift = false;  ///< off by default for API compatibility; compile_graph turns it on
+  /// pack_gemm_weights' panel width (0: off, the default for API compatibility;
+  /// compile_graph passes the CPU register tile's width).
+  int gemm_weight_panel = 0;
   bool cancel_transposes = true;
   bool eliminate_common_subexpr = true;
   bool eliminate_dead_nodes = true;

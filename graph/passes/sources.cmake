@@ -10,6 +10,7 @@ target_sources(atoll_graph PRIVATE
   passes/fold_batchnorm.cpp
   passes/fold_constants.cpp
   passes/fold_pad.cpp
+  passes/pack_gemm_weights.cpp
   passes/rebuild_graph.cpp
   passes/simplify_graph.cpp
 )

@@ -409,9 +409,27 @@ private:
     return build::to_index(value(e, s));
   }
 
+  /// `v / d` and `v % d` of an iterator whose loop runs within one aligned
+  /// block of d elements: the block (init / d) and `v - init`. A weight
+  /// laid out in panels (`w(floor(n / 16), k, n % 16)`, pack_gemm_weights)
+  /// then reads stride-1 along the register tile's columns.
+  LExprPtr within_block(const LExprPtr &e) const {
+    if (e->kind != LExprKind::Binary || (e->binop != BinOp::Div && e->binop != BinOp::Mod) ||
+        e->args[1]->kind != LExprKind::Int || e->args[1]->ival <= 1)
+      return e;
+    auto split = split_aligned(e->args[0], build::integer(0), e->args[1]->ival);
+    if (!split) return e;
+    if (e->binop == BinOp::Mod) return split->second;
+    const LExprPtr &q = split->first;  // init / d - 0
+    return q->kind == LExprKind::Binary && q->binop == BinOp::Sub && q->args[1]->kind == LExprKind::Int &&
+                   q->args[1]->ival == 0
+               ? q->args[0]
+               : q;
+  }
+
   LExprPtr load(const Expr &read, const Subst &s) {
     std::vector<LExprPtr> subs;
-    for (const auto &a : read.args) subs.push_back(index(*a, s));
+    for (const auto &a : read.args) subs.push_back(within_block(index(*a, s)));
     if (const PackState *p = packed(read.name); p && p->origin.size() == subs.size()) {
       const std::int64_t panel = p->pack->panel;
       if (panel > 0) {

@@ -17,6 +17,13 @@ struct CpuTarget {
   std::string isa = "scalar";        ///< "avx512", "avx2" or "scalar"
 };
 
+/// Columns of the GEMM register tile (tile_for_cpu): two vectors with 16
+/// registers, four with 32; 0 without vectors. pack_gemm_weights lays
+/// weights out in panels of this width.
+inline int gemm_tile_columns(const CpuTarget &t) {
+  return t.vector_lanes > 1 ? t.vector_lanes * (t.vector_registers >= 32 ? 4 : 2) : 0;
+}
+
 /// The host's description: caches from sysconf or /sys/devices/system/cpu,
 /// vector width from the CPU's features (cpuid, as LLVM's host detection
 /// reads them), cores from sysconf. Computed once and cached.

@@ -145,6 +145,18 @@ PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const Cpu
     // More than one row: the micro-kernel walks the rows (k) at the array's row stride.
     bool strided = elems > shape.back();
     bool conflicts = o.conflict_stride <= 0 || row_bytes % o.conflict_stride == 0;
+    // An operand already laid out in panels of the register tile's columns
+    // (pack_gemm_weights: `w(floor(j / P), k, j % P)`) is read in order.
+    if (columns && tiled.nr > 1) {
+      std::string in = list("x", s->indices.size()), out = list("a", rank);
+      isl::map in_panels(scop.context.ctx(), "{ " + s->name + "[" + in + "] -> " + r.array + "[" + out + "] : a" +
+                                                 std::to_string(rank - 1) + " = x" + std::to_string(v) + " mod " +
+                                                 std::to_string(tiled.nr) + " }");
+      if (access.is_subset(in_panels)) {
+        why = r.array + ": already in panels";
+        continue;
+      }
+    }
     // Panels of the register tile's columns when the last subscript is the vector index itself.
     long panel = 0;
     if (o.panels && columns && tiled.nr > 1 && tiled.nu == 1) {

@@ -224,7 +224,7 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
   long lanes = o.vectorize ? std::max(1, t.vector_lanes) : 1;
   long nvec = 1, nr = 1;
   if (lanes > 1) {
-    nvec = t.vector_registers >= 32 ? 4 : 2;
+    nvec = gemm_tile_columns(t) / lanes;
     // Whole vectors that fit the extent, so full micro-tiles exist (56 -> 3 x 16).
     nvec = std::clamp(known(roles->v, 1 << 30) / lanes, 1L, nvec);
     nr = nvec * lanes;

@@ -86,6 +86,7 @@ PreparedGraph prepare_graph(const Graph &graph) {
     so.fold_pad = true;
     so.block_conv_layout = true;
     so.batchnorm_scale_shift = true;
+    so.gemm_weight_panel = poly::gemm_tile_columns(poly::host_target());
     s = simplify_graph(graph, so, &p.summary);
   } catch (const UserError &e) {
     p.skipped = std::string("simplification failed: ") + e.what();

@@ -116,4 +116,36 @@ TEST_CASE("weight phase: the manifest names the phase and the derived buffers") 
   CHECK(derived_arg);
   std::filesystem::remove_all(o.out_dir);
 }
+
+TEST_CASE("weight phase: GEMMs reading packed weights (pack_gemm_weights) equal the reference at every batch size") {
+  // A PyTorch Linear (Gemm, transB, bias) with Relu, a batched MatMul, a
+  // weight shared by two products, and a Gemm with alpha, beta and a row C.
+  Batch b = read_batch(R"J({"atoll": 1, "graphs": [{"name": "linear", "params": {"B": {"min": 1, "max": 40}},
+    "inputs": [{"name": "x", "shape": ["B", 40]}, {"name": "s", "shape": [3, "B", 48]}],
+    "weights": [{"name": "w", "shape": [48, 40]}, {"name": "b", "shape": [48]}, {"name": "v", "shape": [48, 32]},
+                {"name": "c", "shape": [1, 32]}],
+    "nodes": [{"op": "Gemm", "name": "fc", "inputs": ["x", "w", "b"], "outputs": ["h"], "attrs": {"transB": 1}},
+              {"op": "Relu", "name": "act", "inputs": ["h"], "outputs": ["y"]},
+              {"op": "MatMul", "name": "batched", "inputs": ["s", "v"], "outputs": ["z"]},
+              {"op": "Gemm", "name": "scaled", "inputs": ["y", "v", "c"], "outputs": ["u"], "attrs": {"alpha": 0.5, "beta": 2.0}}],
+    "outputs": ["y", "z", "u"]}]})J");
+  Graph g = *b.graphs[0].graph;
+  CompiledGraph c = compile_graph(g, {});
+  int products = 0;
+  for (const auto &cl : c.clusters)
+    for (const poly::LArray &a : cl.kernel.arrays)
+      products += a.role == poly::LArray::Role::Input && a.name.find("_panels") != std::string::npos;
+  // Panels of the host's register tile: 16 columns with AVX2 (48 and 32 are
+  // whole panels: every product reads them), 64 with AVX-512 (none is).
+  const int p = poly::gemm_tile_columns(poly::host_target());
+  auto packs = [&](int n) { return p > 1 && n % p == 0 && n > p; };
+  CHECK(products == (packs(48) ? 1 : 0) + (packs(32) ? 2 : 0));
+  for (std::int64_t n : {1, 17, 40}) {
+    Graph concrete = g.instantiate({{"B", n}});
+    auto feeds = make_graph_inputs(concrete);
+    VerifyResult v = compare_outputs(run_compiled(c, concrete, feeds, {{"B", n}}, 2), run_reference(concrete, feeds), concrete.outputs);
+    std::string where = v.detail + " at B=" + std::to_string(n);
+    CHECK_MESSAGE(v.passed, where);
+  }
+}
 }
