@@ -65,7 +65,7 @@ struct BenchResult {
 struct MemoryResult {
   std::int64_t peak_bytes = 0;           ///< arena size: every intermediate and temporary, shared
   std::int64_t intermediates_bytes = 0;  ///< the same buffers without sharing
-  std::int64_t bytes_moved = 0;          ///< compulsory traffic: each kernel's inputs read once, outputs written once
+  std::int64_t bytes_moved = 0;          ///< compulsory traffic of a call: each kernel's inputs read once, outputs written once (the weight phase not counted)
   int buffers = 0;                       ///< buffers in the arena
   std::string heuristic;                 ///< the packing that won
 };

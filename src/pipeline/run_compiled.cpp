@@ -161,12 +161,20 @@ memory::MemoryPlan plan_memory(const CompiledGraph &compiled, const Graph &concr
   external.insert(concrete.weights.begin(), concrete.weights.end());
   external.insert(concrete.outputs.begin(), concrete.outputs.end());
   for (const auto &[name, t] : compiled.constants) external.insert(name);
-  for (const std::string &t : weight_phase(compiled, concrete, params).tensors) external.insert(t);
+  WeightPhase once = weight_phase(compiled, concrete, params);
+  external.insert(once.tensors.begin(), once.tensors.end());
   auto is_external = [&](const std::string &t) {
     return external.count(t) || (concrete.has_tensor(t) && concrete.tensor(t).role != TensorRole::Intermediate);
   };
   auto tensor_bytes = [&](const std::string &tensor) { return graph_tensor_bytes(compiled, concrete, tensor); };
-  return memory::plan_arena(kernel_uses(compiled, params), compiled.aliases, is_external, tensor_bytes);
+  std::vector<memory::KernelUse> uses = kernel_uses(compiled, params);
+  memory::MemoryPlan plan = memory::plan_arena(uses, compiled.aliases, is_external, tensor_bytes);
+  // The traffic of a call: the weight phase runs once per weight binding.
+  std::vector<memory::KernelUse> per_call;
+  for (std::size_t k = 0; k < uses.size(); ++k)
+    if (!once.kernel[k]) per_call.push_back(uses[k]);
+  plan.bytes_moved = memory::bytes_moved(per_call);
+  return plan;
 }
 
 std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const Graph &concrete,

@@ -38,8 +38,13 @@ WeightPhase weight_phase(const CompiledGraph &compiled, const Graph &concrete,
         writes_caller |= caller_owned.count(base(a.tensor)) > 0 || listed(concrete.weights, base(a.tensor));
       }
     }
-    // Symbolic sizes are bound per call: such kernels stay in the call phase.
-    if (!reads_only_weights || !writes || writes_caller || !compiled.clusters[k].kernel.params.empty()) continue;
+    // Arrays of symbolic size are bound per call: such kernels stay in the
+    // call phase (a kernel of a symbolic graph may take the graph's
+    // parameters without using them).
+    bool concrete_sizes = true;
+    for (const poly::LArray &a : compiled.clusters[k].kernel.arrays)
+      for (const Dim &d : a.shape) concrete_sizes &= !d.is_symbolic();
+    if (!reads_only_weights || !writes || writes_caller || !concrete_sizes) continue;
     w.kernel[k] = true;
     for (const memory::KernelArg &a : uses[k].args)
       if (a.access == memory::KernelArg::Access::Write) w.tensors.insert(base(a.tensor));

@@ -140,6 +140,13 @@ TEST_CASE("weight phase: GEMMs reading packed weights (pack_gemm_weights) equal 
   const int p = poly::gemm_tile_columns(poly::host_target());
   auto packs = [&](int n) { return p > 1 && n % p == 0 && n > p; };
   CHECK(products == (packs(48) ? 1 : 0) + (packs(32) ? 2 : 0));
+  // The packs read only weights of concrete size: weight phase, even in a graph with a symbolic batch.
+  WeightPhase w = weight_phase(c, g.instantiate({{"B", 17}}), {{"B", 17}});
+  for (std::size_t k = 0; k < c.clusters.size(); ++k) {
+    const std::string &name = c.clusters[k].name;
+    bool pack = name.size() > 5 && name.compare(name.size() - 5, 5, "_pack") == 0;
+    CHECK_MESSAGE(w.kernel[k] == pack, name);
+  }
   for (std::int64_t n : {1, 17, 40}) {
     Graph concrete = g.instantiate({{"B", n}});
     auto feeds = make_graph_inputs(concrete);
