@@ -227,4 +227,45 @@ TEST_CASE("tile_for_cpu: random tile sizes, unroll factors and vector widths kee
   CHECK(applied >= static_cast<int>(variants.size()) * 3 / 4);
   polytest::check_variants(variants, graphs, pool);
 }
+
+TEST_CASE("tile_for_cpu: reduction blocks of equal length (no short last block of K)") {
+  for (poly::CpuTarget t : {polytest::avx2_target(), avx512()}) {
+    for (long k : {784L, 520L, 1000L}) {
+      polytest::Scheduled s(matmul(64, k, 256));
+      poly::CpuTileOptions o;
+      o.target = t;
+      poly::CpuTileResult r = poly::tile_for_cpu(s.scop, s.schedule, o);
+      REQUIRE(r.applied);
+      long kc = r.cache_sizes.at(2);
+      CAPTURE(k);
+      CAPTURE(kc);
+      if (kc == 0 || kc >= k) continue;  // one block
+      long blocks = (k + kc - 1) / kc, last = k - (blocks - 1) * kc;
+      CHECK(kc % 16 == 0);
+      CHECK(last + 16 * blocks >= kc);  // the blocks differ by less than the rounding to 16
+      CHECK(s.legal(r.schedule));
+    }
+  }
+}
+
+TEST_CASE("tile_for_cpu: a weight in panels takes the reduction in blocks of up to 768 (the whole of it up to 1024)") {
+  for (long k : {768L, 784L, 3072L}) {
+    std::string K = std::to_string(k);
+    atl::Graph g = polytest::graph_json(
+        R"([{"op": "Compute", "name": "mm", "inputs": ["x", "wp"], "outputs": ["y"],
+             "attrs": {"expr": "y(m_, n_) +=! x(m_, k_) * wp(floor(n_ / 16), k_, n_ % 16) where n_ in 0:768"}}])",
+        R"("inputs": [{"name": "x", "shape": [64, )" + K + R"(]}],
+           "weights": [{"name": "wp", "shape": [48, )" + K + R"(, 16]}], "outputs": ["y"])");
+    polytest::Scheduled s(g);
+    poly::CpuTileOptions o;
+    o.target = polytest::avx2_target();
+    poly::CpuTileResult r = poly::tile_for_cpu(s.scop, s.schedule, o);
+    REQUIRE(r.applied);
+    CAPTURE(k);
+    CHECK(r.nr == 16);
+    long kc = r.cache_sizes.at(2);
+    CHECK((kc == 0 || kc >= k ? k : kc) == (k <= 1024 ? k : 768));
+    CHECK(s.legal(r.schedule));
+  }
+}
 }
