@@ -3,6 +3,7 @@
 
 #include "graph/passes/rebuild_graph.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <set>
@@ -76,6 +77,15 @@ Graph pack_gemm_weights(const Graph &graph, PassStats *stats, int panel) {
         (!c.empty() && !compute_identifier(c))) {
       refuse("a tensor name is not a Compute identifier");
       continue;
+    }
+    // A `tile` hint whose column tiles are not whole panels would read the
+    // panels across their boundaries (floor and mod in every access).
+    if (auto t = graph.schedule.tile.find(node.name); t != graph.schedule.tile.end()) {
+      const std::size_t columns = static_cast<std::size_t>(std::max(ta.rank(), 2)) - 1;  // domain: batch.., m, n, k
+      if (columns < t->second.size() && t->second[columns] % panel != 0) {
+        refuse("a tile hint splits the panels");
+        continue;
+      }
     }
     const std::string P = num(panel);
     auto [it, fresh] = packed.try_emplace(w + (trans_b ? "^T" : ""));

@@ -29,7 +29,9 @@ namespace atl {
 ///
 /// Only f32, W of rank 2 (a weight, a folded constant, or computed from
 /// weights alone), concrete K and N with N a multiple of P and larger than
-/// P (one panel is W's own layout); the left operand of any rank >= 2.
+/// P (one panel is W's own layout); the left operand of any rank >= 2; no
+/// `tile` hint for the node whose column tiles are not whole panels.
+/// compile_graph turns the pass off under `vectorize: false`.
 /// Counts: "matmuls reading packed weights", "weights packed", and
 /// "not packed: ..." notes. `panel` = 0 turns the pass into a no-op.
 Graph pack_gemm_weights(const Graph &graph, PassStats *stats = nullptr, int panel = 16);

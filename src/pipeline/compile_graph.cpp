@@ -86,7 +86,8 @@ PreparedGraph prepare_graph(const Graph &graph) {
     so.fold_pad = true;
     so.block_conv_layout = true;
     so.batchnorm_scale_shift = true;
-    so.gemm_weight_panel = poly::gemm_tile_columns(poly::host_target());
+    // Panels are read a vector at a time: not under `vectorize: false`.
+    so.gemm_weight_panel = graph.schedule.vectorize.value_or(true) ? poly::gemm_tile_columns(poly::host_target()) : 0;
     s = simplify_graph(graph, so, &p.summary);
   } catch (const UserError &e) {
     p.skipped = std::string("simplification failed: ") + e.what();

@@ -66,6 +66,14 @@ TEST_CASE("pack_gemm_weights: widths that are not whole panels, one panel, and p
   CHECK(node_named(out, "mm3").op == "MatMul");
   CHECK(st.counts["not packed: columns not a multiple of the panel width"] == 1);
   CHECK(node_named(pack_gemm_weights(gemms(2, 48), nullptr, 32), "mm1").op == "MatMul");  // N = P: W's own layout
+  Graph hinted = gemms(2, 48);
+  hinted.schedule.tile["mm1"] = {0, 24, 0};  // column tiles of 24 would split 16-wide panels
+  hinted.schedule.tile["mm2"] = {0, 32, 0};
+  PassStats st2;
+  Graph out2 = pack_gemm_weights(hinted, &st2, 16);
+  CHECK(node_named(out2, "mm1").op == "MatMul");
+  CHECK(node_named(out2, "mm2").op == "Compute");
+  CHECK(st2.counts["not packed: a tile hint splits the panels"] == 1);
   PassStats none;
   Graph same = pack_gemm_weights(gemms(2, 48), &none, 0);
   CHECK(none.changes == 0);
