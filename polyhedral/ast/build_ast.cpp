@@ -198,7 +198,8 @@ private:
     bool bounded = near(u);
     if (u->kind == LExprKind::Min) bounded = near(u->args[0]) || near(u->args[1]);
     if (!bounded) return std::nullopt;
-    return std::make_pair(build::binary(BinOp::Sub, e, oq), build::binary(BinOp::Sub, v, loop->init));
+    bool zero = oq->kind == LExprKind::Int && oq->ival == 0;
+    return std::make_pair(zero ? e : build::binary(BinOp::Sub, e, oq), build::binary(BinOp::Sub, v, loop->init));
   }
 
   /// The copy statement of a packed operand: buffer[j] = array[o + j] (see PackedRead for panels).
@@ -419,12 +420,7 @@ private:
       return e;
     auto split = split_aligned(e->args[0], build::integer(0), e->args[1]->ival);
     if (!split) return e;
-    if (e->binop == BinOp::Mod) return split->second;
-    const LExprPtr &q = split->first;  // init / d - 0
-    return q->kind == LExprKind::Binary && q->binop == BinOp::Sub && q->args[1]->kind == LExprKind::Int &&
-                   q->args[1]->ival == 0
-               ? q->args[0]
-               : q;
+    return e->binop == BinOp::Div ? split->first : split->second;
   }
 
   LExprPtr load(const Expr &read, const Subst &s) {

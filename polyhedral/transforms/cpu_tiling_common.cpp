@@ -91,6 +91,19 @@ isl::schedule_node insert_band(isl::schedule_node at, const std::vector<isl::uni
   return b;
 }
 
+bool reads_in_panels(const ScopStatement &s, const ScopAccess &r, int v, long nr) {
+  if (nr <= 1) return false;
+  isl::map access = r.relation.gist_domain(s.domain);
+  const unsigned rank = access.range_tuple_dim();
+  if (rank < 3) return false;
+  std::string in, out;
+  for (std::size_t d = 0; d < s.indices.size(); ++d) in += (d ? ", x" : "x") + std::to_string(d);
+  for (unsigned d = 0; d < rank; ++d) out += (d ? ", a" : "a") + std::to_string(d);
+  isl::map panels(access.ctx(), "{ " + s.name + "[" + in + "] -> " + r.array + "[" + out + "] : a" +
+                                    std::to_string(rank - 1) + " = x" + std::to_string(v) + " mod " + std::to_string(nr) + " }");
+  return access.is_subset(panels);
+}
+
 std::string x(int d) { return "x" + std::to_string(d); }
 
 std::string tuple(const ScopStatement &s, int shifted) {

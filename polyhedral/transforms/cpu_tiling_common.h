@@ -42,6 +42,11 @@ void reads_in(const compute::Expr &e, std::vector<const compute::Expr *> &out);
 /// The number of values dimension `d` of `domain` takes; -1 when it is not bounded by constants.
 long extent(const isl::set &domain, int d);
 
+/// Whether the read `r` of `s` is an operand laid out in panels of `nr`
+/// columns along the vector dimension `v` (pack_gemm_weights: rank 3 or
+/// more, its last subscript `x_v mod nr`).
+bool reads_in_panels(const ScopStatement &s, const ScopAccess &r, int v, long nr);
+
 /// "x<d>": the name of dimension d in the tuples the transformations write.
 std::string x(int d);
 

@@ -147,15 +147,9 @@ PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const Cpu
     bool conflicts = o.conflict_stride <= 0 || row_bytes % o.conflict_stride == 0;
     // An operand already laid out in panels of the register tile's columns
     // (pack_gemm_weights: `w(floor(j / P), k, j % P)`) is read in order.
-    if (columns && tiled.nr > 1) {
-      std::string in = list("x", s->indices.size()), out = list("a", rank);
-      isl::map in_panels(scop.context.ctx(), "{ " + s->name + "[" + in + "] -> " + r.array + "[" + out + "] : a" +
-                                                 std::to_string(rank - 1) + " = x" + std::to_string(v) + " mod " +
-                                                 std::to_string(tiled.nr) + " }");
-      if (access.is_subset(in_panels)) {
-        why = r.array + ": already in panels";
-        continue;
-      }
+    if (columns && tiling::reads_in_panels(*s, r, v, tiled.nr)) {
+      why = r.array + ": already in panels";
+      continue;
     }
     // Panels of the register tile's columns when the last subscript is the vector index itself.
     long panel = 0;

@@ -90,25 +90,6 @@ std::optional<Roles> roles_of(const ScopStatement &s, std::string &why) {
   return ro;
 }
 
-/// Whether some read of `s` is an operand already laid out in panels of
-/// `nr` columns along the vector dimension `v` (pack_gemm_weights: its last
-/// subscript is `x_v mod nr`, its rows contiguous panels of the reduction).
-bool reads_panels(const ScopStatement &s, int v, long nr) {
-  if (nr <= 1) return false;
-  for (const ScopAccess &r : s.reads) {
-    isl::map access = r.relation.gist_domain(s.domain);
-    const unsigned rank = access.range_tuple_dim();
-    if (rank < 3) continue;
-    std::string in, out;
-    for (std::size_t d = 0; d < s.indices.size(); ++d) in += (d ? ", x" : "x") + std::to_string(d);
-    for (unsigned d = 0; d < rank; ++d) out += (d ? ", a" : "a") + std::to_string(d);
-    isl::map panels(access.ctx(), "{ " + s.name + "[" + in + "] -> " + r.array + "[" + out + "] : a" +
-                                      std::to_string(rank - 1) + " = x" + std::to_string(v) + " mod " + std::to_string(nr) + " }");
-    if (access.is_subset(panels)) return true;
-  }
-  return false;
-}
-
 /// The largest candidate (kept only if <= limit) whose footprint fits `budget`; the smallest otherwise.
 long fit(const std::vector<long> &candidates, const std::function<long(long)> &footprint, long budget) {
   for (long c : candidates) {
@@ -296,7 +277,8 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     // BERT's layer 11.32 -> 10.90 ms (attn_out 0.925 -> 0.860, ffn_in 3.77
     // -> 3.60, ffn_out with blocks of 768 3.64 -> 3.59, with 1024 it had
     // been 4.28); minima of interleaved runs, one thread, AVX2.
-    const bool panels = reads_panels(*s, roles->v, nr);
+    const bool panels = std::any_of(s->reads.begin(), s->reads.end(),
+                                    [&](const ScopAccess &r) { return reads_in_panels(*s, r, roles->v, nr); });
     const long ek = ext[static_cast<std::size_t>(roles->red0)];
     std::vector<long> ks = ladder(ek, 16, panels ? 768 : 512);
     if (panels && ek > 768 && ek <= 1024) ks.insert(ks.begin(), ek);  // the MLP's 784: fc1 0.536 ms whole, 0.575 in two

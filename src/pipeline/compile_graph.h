@@ -160,11 +160,14 @@ std::vector<memory::KernelUse> kernel_uses(const CompiledGraph &compiled,
 /// folded scales, packed GEMM operands) run once per weight binding, and
 /// the tensors they write live in buffers of their own, outside the arena.
 struct WeightPhase {
-  std::vector<bool> kernel;       ///< per kernel, call order
-  std::set<std::string> tensors;  ///< what they write (base tensors)
+  std::vector<bool> kernel;                        ///< per kernel, call order
+  std::map<std::string, std::int64_t> tensors;     ///< what they write (base tensors) and its bytes
 };
 WeightPhase weight_phase(const CompiledGraph &compiled, const Graph &concrete,
                          const std::map<std::string, std::int64_t> &params);
+/// The same from the kernels' uses at the parameter values (kernel_uses).
+WeightPhase weight_phase_of(const CompiledGraph &compiled, const Graph &concrete,
+                            const std::vector<memory::KernelUse> &uses);
 
 /// The arena plan of a compiled graph at the parameter values (`concrete` is
 /// the graph instantiated at them): graph inputs, weights, outputs and

@@ -161,13 +161,13 @@ memory::MemoryPlan plan_memory(const CompiledGraph &compiled, const Graph &concr
   external.insert(concrete.weights.begin(), concrete.weights.end());
   external.insert(concrete.outputs.begin(), concrete.outputs.end());
   for (const auto &[name, t] : compiled.constants) external.insert(name);
-  WeightPhase once = weight_phase(compiled, concrete, params);
-  external.insert(once.tensors.begin(), once.tensors.end());
+  std::vector<memory::KernelUse> uses = kernel_uses(compiled, params);
+  WeightPhase once = weight_phase_of(compiled, concrete, uses);
+  for (const auto &[t, bytes] : once.tensors) external.insert(t);
   auto is_external = [&](const std::string &t) {
     return external.count(t) || (concrete.has_tensor(t) && concrete.tensor(t).role != TensorRole::Intermediate);
   };
   auto tensor_bytes = [&](const std::string &tensor) { return graph_tensor_bytes(compiled, concrete, tensor); };
-  std::vector<memory::KernelUse> uses = kernel_uses(compiled, params);
   memory::MemoryPlan plan = memory::plan_arena(uses, compiled.aliases, is_external, tensor_bytes);
   // The traffic of a call: the weight phase runs once per weight binding.
   std::vector<memory::KernelUse> per_call;
@@ -201,7 +201,7 @@ std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const 
   };
   memory::MemoryPlan plan = plan_memory(compiled, concrete, params);
   Arena arena(plan.peak_bytes());
-  WeightPhase once = weight_phase(compiled, concrete, params);
+  WeightPhase once = weight_phase_of(compiled, concrete, uses);
   // Graph outputs (and bases that outputs view): own buffers, zeroed before
   // each run. The weight phase's tensors: own buffers, written once.
   std::vector<AlignedBytes *> zeroed;

@@ -218,7 +218,8 @@ void run_once(const Graph &graph, const CompiledGraph &compiled, const PipelineO
 /// in range, since no buffer grows at smaller values), or in a tensor the
 /// caller owns: {"storage": "input" | "weight" | "output" | "constant"
 /// (a weight the compiler folded), "base": its name, "offset": bytes into it}.
-nlohmann::json arg_storage(const memory::MemoryPlan &plan, const Graph &graph, const std::set<std::string> &derived,
+nlohmann::json arg_storage(const memory::MemoryPlan &plan, const Graph &graph,
+                           const std::map<std::string, std::int64_t> &derived,
                            const std::string &kernel, const poly::LArray &a, const std::string *tensor) {
   if (!tensor) {
     std::optional<std::int64_t> off = plan.temporary_offset(kernel, a.name);
@@ -248,14 +249,6 @@ nlohmann::json arg_storage(const memory::MemoryPlan &plan, const Graph &graph, c
   const char *kind = in(graph.inputs, base) ? "input" : in(graph.weights, base) ? "weight"
                      : in(graph.outputs, base) ? "output" : derived.count(base) ? "derived" : "constant";
   return {{"storage", kind}, {"base", base}, {"offset", offset}};
-}
-
-/// Bytes of the tensor `base` as the kernel that writes it sees it.
-std::int64_t derived_bytes(const std::vector<memory::KernelUse> &uses, const std::string &base) {
-  for (const memory::KernelUse &u : uses)
-    for (const memory::KernelArg &a : u.args)
-      if (a.tensor == base && a.access == memory::KernelArg::Access::Write) return a.bytes;
-  return 0;
 }
 
 /// The graph at its parameters' max values (the manifest's arena sizes).
@@ -337,7 +330,6 @@ double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const 
   Graph concrete = graph.params.empty() ? graph : graph.instantiate(at);
   memory::MemoryPlan plan = plan_memory(compiled, concrete, at);
   WeightPhase once = weight_phase(compiled, concrete, at);
-  std::vector<memory::KernelUse> uses = kernel_uses(compiled, at);
   nlohmann::json list = nlohmann::json::array();
   for (std::size_t ci = 0; ci < compiled.clusters.size(); ++ci) {
     const poly::ClusterResult &c = compiled.clusters[ci];
@@ -354,7 +346,7 @@ double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const 
       bool temporary = t == tensor_of.end() || a.role == poly::LArray::Role::Temporary;
       arg.update(arg_storage(plan, graph, once.tensors, c.kernel.name, a, temporary ? nullptr : &t->second));
       // A weight-phase tensor: the caller keeps a buffer of this size from its weight phase to every call.
-      if (arg.value("storage", "") == "derived") arg["bytes"] = derived_bytes(uses, arg.at("base").get<std::string>());
+      if (arg.value("storage", "") == "derived") arg["bytes"] = once.tensors.at(arg.at("base").get<std::string>());
       // A constant the compiler made (a folded BatchNormalization's weights): its values travel in a file.
       if (arg.value("storage", "") == "constant") {
         const std::string base = arg.at("base").get<std::string>();

@@ -7,6 +7,11 @@ namespace atl {
 
 WeightPhase weight_phase(const CompiledGraph &compiled, const Graph &concrete,
                          const std::map<std::string, std::int64_t> &params) {
+  return weight_phase_of(compiled, concrete, kernel_uses(compiled, params));
+}
+
+WeightPhase weight_phase_of(const CompiledGraph &compiled, const Graph &concrete,
+                            const std::vector<memory::KernelUse> &uses) {
   WeightPhase w;
   w.kernel.assign(compiled.clusters.size(), false);
   std::map<std::string, std::string> base_of;
@@ -22,13 +27,10 @@ WeightPhase weight_phase(const CompiledGraph &compiled, const Graph &concrete,
   std::set<std::string> caller_owned;
   for (const std::string &t : concrete.outputs) caller_owned.insert(base(t));
   for (const std::string &t : concrete.inputs) caller_owned.insert(base(t));
-  for (const auto &[alias, b] : base_of)
-    if (listed(concrete.outputs, alias) || listed(concrete.inputs, alias)) caller_owned.insert(b);
   auto constant = [&](const std::string &t) {
     const std::string b = base(t);
     return listed(concrete.weights, b) || compiled.constants.count(b) > 0 || w.tensors.count(b) > 0;
   };
-  std::vector<memory::KernelUse> uses = kernel_uses(compiled, params);
   for (std::size_t k = 0; k < uses.size(); ++k) {
     bool reads_only_weights = true, writes = false, writes_caller = false;
     for (const memory::KernelArg &a : uses[k].args) {
@@ -47,7 +49,7 @@ WeightPhase weight_phase(const CompiledGraph &compiled, const Graph &concrete,
     if (!reads_only_weights || !writes || writes_caller || !concrete_sizes) continue;
     w.kernel[k] = true;
     for (const memory::KernelArg &a : uses[k].args)
-      if (a.access == memory::KernelArg::Access::Write) w.tensors.insert(base(a.tensor));
+      if (a.access == memory::KernelArg::Access::Write) w.tensors.emplace(base(a.tensor), a.bytes);
   }
   return w;
 }

@@ -52,7 +52,7 @@ TEST_CASE("weight phase: kernels that read only weights, transitively; not those
   CHECK_FALSE(w.kernel[kernel_index(c, "mm")]);
   CHECK_FALSE(w.kernel[kernel_index(c, "bias")]);
   CHECK_FALSE(w.kernel[kernel_index(c, "w_out")]);  // z is a graph output: written in every call
-  CHECK(w.tensors == std::set<std::string>{"wr", "w2"});
+  CHECK(w.tensors == std::map<std::string, std::int64_t>{{"wr", 32 * 16 * 4}, {"w2", 32 * 16 * 4}});
   // Outside the arena: the arena only holds m.
   memory::MemoryPlan plan = plan_memory(c, g, {});
   CHECK(!plan.offset_of("w2"));
