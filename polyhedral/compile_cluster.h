@@ -41,6 +41,9 @@ struct PolyOptions {
   /// Packing (transforms/pack_tiles): a cache tile's panel of a GEMM operand
   /// copied into a local buffer where the cost model says it pays.
   bool pack = true;
+  /// Guard versioning (transforms/version_guards): a register tile whose
+  /// guarded reads are all in bounds runs a copy without guards.
+  bool version_guards = true;
   long unroll = 0;   ///< the `unroll` hint: register-tile rows (0 = cost model, 1 = no unroll-and-jam)
   /// The sizes come from the `tile` hint: one per dimension of the main
   /// statement, which must be a contraction (else an error naming the hint);

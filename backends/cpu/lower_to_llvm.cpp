@@ -242,9 +242,12 @@ private:
       return inits_.note(b_.CreateStore(v, p), s.array);
     }
     inits_.clear();
+    const bool f32 = a.decl->dtype == DType::F32 && v->getType()->isFloatTy();
+    llvm::Value *old = nullptr;
+    if (s.op != compute::AssignOp::Assign && f32) old = results_.find(p, b_.getFloatTy(), s.array);
     if (a.decl->dtype == DType::F32) results_.overwrite(p, b_.getFloatTy(), s.array);
     else results_.forget(s.array);
-    if (s.op != compute::AssignOp::Assign) v = combine(s.op, load_element(a.decl->dtype, p), v);
+    if (s.op != compute::AssignOp::Assign) v = combine(s.op, old ? old : load_element(a.decl->dtype, p), v);
     store_element(a.decl->dtype, p, v);
   }
 
@@ -594,6 +597,7 @@ private:
     for (const poly::LExprPtr &x : ld.args)
       if (coefficient(*x, current_vector_iterator_) != 0) moves = true;
     if (!moves) return splat(guarded_load(e));
+    if (getenv("ATOLL_NOMASK")) return vector_value(ld);
     const ArrayView &a = view(ld.name);
     std::vector<llvm::Value *> idx = index_list(ld.args);
     llvm::Value *inside = b_.getTrue();
@@ -667,8 +671,12 @@ private:
       return inits_.note(b_.CreateAlignedStore(v, p, llvm::Align(4)), s.array);
     }
     inits_.clear();
+    // An update in place (a bias after the tile's reduction) starts from the
+    // value the tile just stored, when it is known.
+    llvm::Value *old = nullptr;
+    if (s.op != compute::AssignOp::Assign && !lane_mask_) old = results_.find(p, vec_ty(), s.array);
     results_.overwrite(p, vec_ty(), s.array);  // a masked store writes fewer lanes
-    if (s.op != compute::AssignOp::Assign) v = combine(s.op, load_vector(p, lane_mask_), v);
+    if (s.op != compute::AssignOp::Assign) v = combine(s.op, old ? old : load_vector(p, lane_mask_), v);
     if (&s == streaming_now_) {
       // Aligned by align_for_stream; the fence comes before the function returns.
       llvm::StoreInst *st = b_.CreateAlignedStore(v, p, llvm::Align(lanes_ * 4));
@@ -677,7 +685,10 @@ private:
       frame_.streamed = true;
       return;
     }
-    store_vector(v, p, lane_mask_);
+    // What the epilogue stores, the next epilogue statement reads from
+    // registers (bias -> activation).
+    llvm::StoreInst *st = store_vector(v, p, lane_mask_);
+    if (st && !lane_mask_) results_.note(st, s.array);
   }
 
   /// True when every `op=` store in the vector loop `s` is a promoted accumulator.
@@ -693,9 +704,13 @@ private:
     if (!mask) return b_.CreateAlignedLoad(vec_ty(), p, llvm::Align(4));
     return b_.CreateMaskedLoad(vec_ty(), p, llvm::Align(4), mask, llvm::Constant::getNullValue(vec_ty()));
   }
-  void store_vector(llvm::Value *v, llvm::Value *p, llvm::Value *mask) {
-    if (mask) b_.CreateMaskedStore(v, p, llvm::Align(4), mask);
-    else b_.CreateAlignedStore(v, p, llvm::Align(4));
+  /// The store (null when masked).
+  llvm::StoreInst *store_vector(llvm::Value *v, llvm::Value *p, llvm::Value *mask) {
+    if (mask) {
+      b_.CreateMaskedStore(v, p, llvm::Align(4), mask);
+      return nullptr;
+    }
+    return b_.CreateAlignedStore(v, p, llvm::Align(4));
   }
 
   /// A copy into a local buffer (a packed cache tile) from an argument

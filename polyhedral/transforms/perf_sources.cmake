@@ -8,4 +8,5 @@ target_sources(atoll_poly PRIVATE
   transforms/pack_tiles.cpp
   transforms/interleave_rows.cpp
   transforms/coalesce_dims.cpp
+  transforms/version_guards.cpp
 )

@@ -22,11 +22,20 @@ std::optional<isl::union_map> TileCompanions::sources(const ScopStatement &t) co
     if (t.name != main_.name + "_init" || t.write.array != main_.write.array) return std::nullopt;
     return access(t, t.write).apply_range(access(main_, main_.write).reverse());
   }
-  if (t.op != compute::AssignOp::Assign) return std::nullopt;
   for (bool r : t.reduction)
     if (r) return std::nullopt;
+  // In place: t reads the element it writes, implicitly (`Y += B(m)`, a
+  // Conv's bias) or explicitly (`Y = Y + C`, a Gemm's C); it then runs after
+  // what produced that element, as any epilogue.
+  isl::map written = t.write.relation.intersect_domain(t.domain);
+  bool in_place = t.op != compute::AssignOp::Assign;
+  for (const ScopAccess &read : t.reads)
+    if (read.array == t.write.array && !read.indirect && read.relation.intersect_domain(t.domain).is_equal(written))
+      in_place = true;
+  std::vector<ScopAccess> reads = t.reads;
+  if (t.op != compute::AssignOp::Assign) reads.push_back(t.write);
   std::optional<isl::union_map> from;
-  for (const ScopAccess &read : t.reads) {
+  for (const ScopAccess &read : reads) {
     if (read.indirect) return std::nullopt;
     for (const auto &[p, p_sources] : placed_) {
       if (p->write.array != read.array) continue;
@@ -35,10 +44,11 @@ std::optional<isl::union_map> TileCompanions::sources(const ScopStatement &t) co
     }
   }
   // A statement that writes what a placed statement reads or writes would
-  // have to run before it: not an epilogue.
+  // have to run before it: not an epilogue (unless it updates in place what
+  // the placed statements wrote and none of them reads it).
   for (const auto &[p, p_sources] : placed_) {
     (void)p_sources;
-    if (p->write.array == t.write.array) return std::nullopt;
+    if (p->write.array == t.write.array && !in_place) return std::nullopt;
     for (const ScopAccess &read : p->reads)
       if (read.array == t.write.array) return std::nullopt;
   }

@@ -75,6 +75,22 @@ Graph matmul_rowsum(long m, long k, long n) {
                       {"op": "ReduceSum", "name": "sum", "inputs": ["p"], "outputs": ["r"], "attrs": {"axes": [1]}}])");
 }
 
+/// Relu(Gemm(x, w, c)): the Gemm adds C in place (`Y = Y + C`).
+Graph gemm_c_relu(long m, long k, long n) {
+  return graph_of(R"("inputs": [{"name": "x", "shape": )" + dims({m, k}) + R"(}], "weights": [{"name": "w", "shape": )" +
+                      dims({k, n}) + R"(}, {"name": "c", "shape": )" + dims({n}) + R"(}], "outputs": ["y"])",
+                  R"([{"op": "Gemm", "name": "gemm", "inputs": ["x", "w", "c"], "outputs": ["p"], "attrs": {"beta": 0.5}},
+                      {"op": "Relu", "name": "relu", "inputs": ["p"], "outputs": ["y"]}])");
+}
+
+/// Clip(Conv(x, w, b)) of a 1x1 conv: the Conv adds its bias in place (`Y += B(m)`).
+Graph conv_bias_clip(long ci, long co, long h, long w) {
+  return graph_of(R"("inputs": [{"name": "x", "shape": )" + dims({1, ci, h, w}) + R"(}], "weights": [{"name": "k", "shape": )" +
+                      dims({co, ci, 1, 1}) + R"(}, {"name": "b", "shape": )" + dims({co}) + R"(}], "outputs": ["y"])",
+                  R"([{"op": "Conv", "name": "conv", "inputs": ["x", "k", "b"], "outputs": ["d"]},
+                      {"op": "Clip", "name": "clip", "inputs": ["d"], "outputs": ["y"], "attrs": {"min": 0.0, "max": 6.0}}])");
+}
+
 poly::CpuTarget avx512() { return polytest::avx512_target(); }
 
 poly::CpuTileResult tile(const polytest::Scheduled &s, bool epilogue = true) {
@@ -150,6 +166,22 @@ TEST_CASE("tile_companions: which statements may join and at which level") {
   CHECK(s2.legal(r2.schedule));
 }
 
+TEST_CASE("tile_companions: a Conv's bias and a Gemm's C, added in place, run in the tiles with the activation") {
+  for (bool conv : {true, false}) {
+    Graph g = conv ? conv_bias_clip(8, 24, 7, 9) : gemm_c_relu(20, 16, 48);
+    polytest::Scheduled s(conv ? conv_bias_clip(8, 24, 7, 9) : gemm_c_relu(20, 16, 48));
+    poly::CpuTileResult r = tile(s);
+    REQUIRE(r.applied);
+    CHECK(r.companions == 3);  // the init, the in-place bias or C, the activation
+    CHECK(s.legal(r.schedule));
+    poly::PolyOptions po;
+    po.target = avx512();
+    poly::ClusterResult cr = poly::compile_cluster(g, g.order(), po);
+    CHECK(cr.stats["statements_in_tiles"] == 3);
+    CHECK(polytest::check_against_definitions(g, cr) < 1e-5);
+  }
+}
+
 TEST_CASE("tile_companions: a blocked conv's conversion back to NCHW runs per cache tile, after its register tiles") {
   polytest::Scheduled s(blocked_conv_epilogue(8, 9, 16, 2));
   poly::CpuTileResult r = tile(s);
@@ -176,10 +208,11 @@ TEST_CASE("tile_companions: random tile sizes and vector widths over contraction
   const unsigned base_seed = 4242;
   std::vector<Graph> graphs = {matmul_bias_relu(37, 23, 45), matmul_bias_relu(6, 64, 64),  matmul_bias_transpose(19, 11, 29),
                                matmul_bias_transpose(64, 8, 16), blocked_conv_epilogue(3, 7, 13, 1),
-                               blocked_conv_epilogue(5, 10, 11, 2), matmul_rowsum(13, 5, 21)};
+                               blocked_conv_epilogue(5, 10, 11, 2), matmul_rowsum(13, 5, 21),
+                               gemm_c_relu(17, 9, 33),             conv_bias_clip(5, 13, 6, 11)};
   std::vector<std::string> names = {"mm+bias+relu 37x23x45", "mm+bias+relu 6x64x64", "mm+bias+transpose 19x11x29",
                                     "mm+bias+transpose 64x8x16", "blocked conv 3ch 7x13", "blocked conv 5ch 10x11",
-                                    "mm+rowsum 13x5x21"};
+                                    "mm+rowsum 13x5x21", "gemm+C+relu 17x9x33", "conv1x1+bias+clip 5->13 6x11"};
   using polytest::Variant;
   std::vector<Variant> variants;
   int with_companions = 0;
