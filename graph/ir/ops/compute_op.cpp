@@ -247,6 +247,49 @@ PatternKind compute_pattern(const OpContext &ctx) {
                  st.lhs->args[i]->name == st.rhs->args[i]->name && vars.insert(st.lhs->args[i]->name).second;
     return identity ? PatternKind::Elementwise : PatternKind::Injective;
   };
+  // A contraction `Y(i, ...) +=! X(...) * W(...)` (a blocked convolution): its
+  // output takes elementwise epilogues, like Conv and MatMul.
+  auto contraction = [](const compute::Statement &st) {
+    if (!st.lhs || !st.rhs || st.op != compute::AssignOp::Add || !st.init) return false;
+    std::set<std::string> seen;
+    for (const compute::ExprPtr &a : st.lhs->args)
+      if (a->kind != compute::ExprKind::Var || !seen.insert(a->name).second) return false;
+    std::function<bool(const compute::Expr &)> plain = [&](const compute::Expr &e) {
+      if (e.kind == compute::ExprKind::Guard || (e.kind == compute::ExprKind::Read && e.name == st.lhs->name)) return false;
+      for (const compute::ExprPtr &a : e.args)
+        if (!plain(*a)) return false;
+      return true;
+    };
+    bool product = st.rhs->kind == compute::ExprKind::Binary && st.rhs->binop == compute::BinOp::Mul &&
+                   st.rhs->args.size() == 2 && st.rhs->args[0]->kind == compute::ExprKind::Read &&
+                   st.rhs->args[1]->kind == compute::ExprKind::Read;
+    return product && plain(*st.rhs);
+  };
+  // Its bias, added in place: `Y(i, ...) += B(f(i, ...))` at every element
+  // of Y, reading neither Y nor anything through a guard, with no index of
+  // its own (block_conv_layout writes a Conv's bias so).
+  auto bias_of = [](const compute::Statement &st, const compute::Statement &main) {
+    if (!st.lhs || !st.rhs || st.op != compute::AssignOp::Add || st.init || st.lhs->name != main.lhs->name ||
+        st.lhs->args.size() != main.lhs->args.size())
+      return false;
+    std::set<std::string> vars;
+    for (std::size_t i = 0; i < st.lhs->args.size(); ++i) {
+      const compute::Expr &a = *st.lhs->args[i], &b = *main.lhs->args[i];
+      if (a.kind != compute::ExprKind::Var || b.kind != compute::ExprKind::Var || a.name != b.name) return false;
+      vars.insert(a.name);
+    }
+    std::function<bool(const compute::Expr &)> plain = [&](const compute::Expr &e) {
+      if (e.kind == compute::ExprKind::Guard || (e.kind == compute::ExprKind::Read && e.name == st.lhs->name) ||
+          (e.kind == compute::ExprKind::Var && !vars.count(e.name)))
+        return false;
+      for (const compute::ExprPtr &a : e.args)
+        if (!plain(*a)) return false;
+      return true;
+    };
+    return plain(*st.rhs);
+  };
+  if (p->statements.size() == 2 && contraction(p->statements[0]) && bias_of(p->statements[1], p->statements[0]))
+    return PatternKind::OutFusable;
   if (p->statements.size() > 1) {
     // Several copies into one tensor (a conversion whose last channel block
     // is partial): data movement.
@@ -260,20 +303,7 @@ PatternKind compute_pattern(const OpContext &ctx) {
   std::set<std::string> seen;
   for (const compute::ExprPtr &a : st.lhs->args)
     if (a->kind != compute::ExprKind::Var || !seen.insert(a->name).second) return PatternKind::Opaque;
-  if (st.op == compute::AssignOp::Add && st.init) {
-    // A contraction `Y(i, ...) +=! X(...) * W(...)` (a blocked convolution): its
-    // output takes elementwise epilogues, like Conv and MatMul.
-    std::function<bool(const compute::Expr &)> plain = [&](const compute::Expr &e) {
-      if (e.kind == compute::ExprKind::Guard || (e.kind == compute::ExprKind::Read && e.name == st.lhs->name)) return false;
-      for (const compute::ExprPtr &a : e.args)
-        if (!plain(*a)) return false;
-      return true;
-    };
-    bool product = st.rhs->kind == compute::ExprKind::Binary && st.rhs->binop == compute::BinOp::Mul &&
-                   st.rhs->args.size() == 2 && st.rhs->args[0]->kind == compute::ExprKind::Read &&
-                   st.rhs->args[1]->kind == compute::ExprKind::Read;
-    return product && plain(*st.rhs) ? PatternKind::OutFusable : PatternKind::Opaque;
-  }
+  if (st.op == compute::AssignOp::Add && st.init) return contraction(st) ? PatternKind::OutFusable : PatternKind::Opaque;
   if (st.op != compute::AssignOp::Assign || st.init) return PatternKind::Opaque;
   int identity = 0;
   if (!pointwise_reads(*st.rhs, *st.lhs, identity) || identity == 0) return PatternKind::Opaque;

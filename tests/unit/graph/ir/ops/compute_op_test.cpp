@@ -18,6 +18,19 @@ TEST_CASE("compute op: output shapes from the statements") {
   CHECK(d.outputs == std::vector<std::string>{"out0"});
 }
 
+TEST_CASE("compute op: a contraction with its bias added in place takes epilogues; other second statements do not") {
+  auto pattern = [](const std::string &expr) {
+    return Op("Compute", {T({4, 3}), T({3, 5}), T({5})}, {{"expr", expr}}).pattern();
+  };
+  const std::string mm = "out0(i, j) +=! in0(i, k) * in1(k, j)\n";
+  CHECK(pattern(mm + "out0(i, j) += in2(j)") == atl::PatternKind::OutFusable);
+  CHECK(pattern(mm + "out0(i, j) += in2(j) * 2") == atl::PatternKind::OutFusable);
+  // Not a bias: it reads the output, has an index of its own, or writes another order.
+  CHECK(pattern(mm + "out0(i, j) += out0(i, j)") == atl::PatternKind::Opaque);
+  CHECK(pattern(mm + "out0(i, j) += in0(i, k) where k in 0:3") == atl::PatternKind::Opaque);
+  CHECK(pattern("out0(i, j) +=! in0(i, k) * in1(k, j)\nout0(i, j) = in2(j)") == atl::PatternKind::Opaque);
+}
+
 TEST_CASE("compute op: attrs.shape for one and several outputs") {
   CHECK(Op("Compute", {T({4})}, {{"expr", "out0(i) = in0(i)"}, {"shape", {6}}}).type() == "f32[6]");
   auto t = Op("Compute", {T({4})}, {{"expr", "out0(i) = in0(i)\nout1(i + 1) = in0(i)"}, {"shape", {{4}, {5}}}}, 2).infer();
