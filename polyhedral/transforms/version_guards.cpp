@@ -76,21 +76,13 @@ struct Range {
   int depth = 0;
 };
 
-/// An affine lower bound of `e` (the largest known: max(a, b) >= a).
-std::optional<Affine> lower_of(const LExpr &e) {
+/// An affine bound of `e`: `e` itself, or, through `through` (Max for a
+/// lower bound: max(a, b) >= a; Min for an upper bound), one of its operands.
+std::optional<Affine> bound_of(const LExpr &e, LExprKind through) {
   if (auto a = affine(e)) return a;
-  if (e.kind == LExprKind::Max)
+  if (e.kind == through)
     for (const LExprPtr &x : e.args)
-      if (auto a = lower_of(*x)) return a;
-  return std::nullopt;
-}
-
-/// An affine upper bound of `e` (min(a, b) <= a).
-std::optional<Affine> upper_of(const LExpr &e) {
-  if (auto a = affine(e)) return a;
-  if (e.kind == LExprKind::Min)
-    for (const LExprPtr &x : e.args)
-      if (auto a = upper_of(*x)) return a;
+      if (auto a = bound_of(*x, through)) return a;
   return std::nullopt;
 }
 
@@ -99,11 +91,11 @@ Range range_of(const LStmt &s, int depth) {
   Range r;
   r.depth = depth;
   if (s.step <= 0) return r;
-  if (s.init) r.lo = lower_of(*s.init);
+  if (s.init) r.lo = bound_of(*s.init, LExprKind::Max);
   const LExpr *c = s.cond.get();
   if (c && c->kind == LExprKind::Binary && (c->binop == BinOp::Le || c->binop == BinOp::Lt) &&
       c->args[0]->kind == LExprKind::Var && c->args[0]->name == s.iterator) {
-    r.hi = upper_of(*c->args[1]);
+    r.hi = bound_of(*c->args[1], LExprKind::Min);
     if (r.hi && c->binop == BinOp::Lt) r.hi->k -= 1;
   }
   return r;
@@ -143,10 +135,8 @@ LExprPtr to_expr(const Affine &a) {
   return e;
 }
 
-/// One run-time check: `f >= 0`.
-struct Check {
-  Affine f;
-};
+/// One run-time check `f >= 0` is its affine function f.
+using Check = Affine;
 
 std::string key_of(const Affine &a) {
   std::string k;
@@ -274,8 +264,8 @@ private:
       if (ext.is_symbolic()) limit.coef[ext.symbol] = 1;
       else limit.k = ext.value;
       limit.k -= 1;
-      out.push_back({*lo});
-      out.push_back({limit.plus(hi->scaled(-1))});
+      out.push_back(*lo);
+      out.push_back(limit.plus(hi->scaled(-1)));
     }
     return out;
   }
@@ -283,9 +273,9 @@ private:
   /// Whether `c` holds for every iteration of the enclosing loops (true),
   /// for none (false), or depends on them.
   std::optional<bool> always(const Check &c) {
-    auto least = extreme(c.f, outer_, true);
+    auto least = extreme(c, outer_, true);
     if (least && least->constant() && least->k >= 0) return true;
-    auto most = extreme(c.f, outer_, false);
+    auto most = extreme(c, outer_, false);
     if (most && most->constant() && most->k < 0) return false;
     return std::nullopt;
   }
@@ -340,10 +330,10 @@ private:
         std::optional<bool> a = always(c);
         if (a && !*a) never = true;
         if (a) continue;
-        std::string k = key_of(c.f);
+        std::string k = key_of(c);
         keys.insert(k);
         auto it = strictest.find(k);
-        if (it == strictest.end() || c.f.k < it->second.f.k) strictest[k] = c;
+        if (it == strictest.end() || c.k < it->second.k) strictest[k] = c;
       }
       if (!never) needs.emplace_back(g.load, keys);  // else out of bounds in every tile: guarded
     }
@@ -392,7 +382,7 @@ private:
     for (auto v = versions.rbegin(); v != versions.rend(); ++v) {
       LExprPtr cond;
       for (const std::string &k : v->first) {
-        Affine rest = strictest.at(k).f;
+        Affine rest = strictest.at(k);
         std::int64_t bound = -rest.k;  // rest >= -k
         rest.k = 0;
         LExprPtr test = build::binary(BinOp::Ge, to_expr(rest), build::integer(bound));
