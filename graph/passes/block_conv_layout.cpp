@@ -4,6 +4,7 @@
 #include "graph/ir/op_registry.h"
 #include "graph/passes/batchnorm_scale_shift.h"
 #include "graph/passes/rebuild_graph.h"
+#include "graph/passes/winograd_conv.h"
 
 #include <cstdio>
 #include <algorithm>
@@ -213,6 +214,9 @@ private:
     // and its weights are laid out [CB, Kh, Kw, Ci, B], so that the
     // reduction (kh_, kw_, cb_, cl_) reads them in order.
     const bool lanes_split = xb != blocked_.end() && c->ci % b == 0;
+    if (o_.winograd && lanes_split && c->kh == 3 && c->kw == 3 && c->s[0] == 1 && c->s[1] == 1 && c->d[0] == 1 &&
+        c->d[1] == 1 && c->co % b == 0)
+      return rewrite_winograd(conv, *c, x, has_bias);
     // Weights [Co, Ci, Kh, Kw] -> [CB, Ci, Kh, Kw, B] (or [CB, Kh, Kw, Ci, B]), zero past Co.
     std::string w5 = fresh_tensor_name(g_, conv.inputs[1] + "_blk", taken_);
     std::string wsrc = conv.inputs[1] + "(" + num(b) + " * ob_ + o_, c_, kh_, kw_)";
@@ -266,6 +270,51 @@ private:
     st_.count("convs blocked");
     if (xb != blocked_.end()) st_.count("convs reading a blocked input");
     add_conversion(conv.outputs[0], y5, {c->n, c->co, c->oh, c->ow}, conv);
+    return true;
+  }
+
+  /// The conv as Winograd F(2x2, 3x3) (winograd_conv.h) of its blocked input
+  /// `x`, zero padded to whole 4 x 4 tiles; its output blocked as the direct
+  /// form's is.
+  bool rewrite_winograd(const Node &conv, ConvGeometry c, std::string x, bool has_bias) {
+    const int b = o_.block;
+    const std::int64_t need[2] = {winograd_input_extent(c.oh), winograd_input_extent(c.ow)}, in[2] = {c.h, c.w};
+    for (int i = 0; i < 2; ++i) {
+      c.end[i] = std::max(c.end[i], need[i] - c.p[i] - in[i]);
+      if (c.end[i] > 0) c.outside = true;
+    }
+    if (c.outside) x = add_padded_input(conv, x, true, c);
+    WinogradConv wc;
+    wc.x = x;
+    wc.w = conv.inputs[1];
+    wc.bias = has_bias ? conv.inputs[2] : "";
+    wc.u = fresh_tensor_name(g_, conv.inputs[1] + "_wino", taken_);
+    wc.v = fresh_tensor_name(g_, conv.outputs[0] + "_wino_in", taken_);
+    wc.m = fresh_tensor_name(g_, conv.outputs[0] + "_wino_mm", taken_);
+    wc.y = fresh_tensor_name(g_, conv.outputs[0] + "_blk", taken_);
+    wc.n = c.n, wc.ci = c.ci, wc.co = c.co, wc.oh = c.oh, wc.ow = c.ow;
+    wc.block = b;
+    wc.panel = o_.winograd_panel;
+    const WinogradExprs e = winograd_exprs(wc);
+    const std::int64_t tiles = c.n * winograd_tiles(c.oh) * winograd_tiles(c.ow);
+    auto shaped = [](Node n, std::vector<std::int64_t> shape) {
+      n.attrs["shape"] = shape;
+      return n;
+    };
+    out_.push_back(compute(conv.name + "_wino_w", {wc.w}, wc.u, e.weights, conv));
+    out_.push_back(shaped(compute(conv.name + "_wino_in", {x}, wc.v, e.input, conv), {16, tiles, c.ci}));
+    Node mm = compute(conv.name, {wc.v, wc.u}, wc.m, e.product, conv);
+    mm.name = conv.name;  // the products, the conv's work, keep its name
+    out_.push_back(mm);
+    std::vector<std::string> inputs = {wc.m};
+    if (has_bias) inputs.push_back(wc.bias);
+    out_.push_back(shaped(compute(conv.name + "_wino_out", inputs, wc.y, e.output, conv),
+                          {c.n, c.co / b, c.oh, c.ow, b}));
+    if (!g_.tensor(conv.inputs[1]).data) st_.count("conversion bytes", 4 * (c.co * c.ci * 9 + 16 * c.co * c.ci), false);
+    st_.count("convs blocked");
+    st_.count("convs reading a blocked input");
+    st_.count("convs as Winograd F(2x2, 3x3)");
+    add_conversion(conv.outputs[0], wc.y, {c.n, c.co, c.oh, c.ow}, conv);
     return true;
   }
 

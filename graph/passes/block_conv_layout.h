@@ -24,6 +24,12 @@ struct BlockConvOptions {
   /// residual Add of an NCHW tensor) stays in registers over the coalesced
   /// pixels (ResNet's conv3, 64 -> 256 on 56x56: 1.24 -> 1.13 ms).
   bool pointwise_nchw = true;
+  /// A 3x3, stride-1, undilated conv of a blocked input with whole blocks in
+  /// and out runs as Winograd F(2x2, 3x3) (winograd_conv.h): 2.25x fewer
+  /// multiply-adds in its GEMMs, plus two transforms of one pass each.
+  /// Off by default for API compatibility; compile_graph turns it on.
+  bool winograd = false;
+  int winograd_panel = 16;  ///< the transformed weights' column panels (the GEMM register tile's width; 0: none)
 };
 
 /// Blocked-layout convolution.

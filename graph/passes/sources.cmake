@@ -11,6 +11,7 @@ target_sources(atoll_graph PRIVATE
   passes/fold_constants.cpp
   passes/fold_pad.cpp
   passes/pack_gemm_weights.cpp
+  passes/winograd_conv.cpp
   passes/rebuild_graph.cpp
   passes/simplify_graph.cpp
 )

@@ -88,6 +88,8 @@ PreparedGraph prepare_graph(const Graph &graph) {
     so.batchnorm_scale_shift = true;
     // Panels are read a vector at a time: not under `vectorize: false`.
     so.gemm_weight_panel = graph.schedule.vectorize.value_or(true) ? poly::gemm_tile_columns(poly::host_target()) : 0;
+    so.block_conv.winograd = true;
+    so.block_conv.winograd_panel = so.gemm_weight_panel;
     s = simplify_graph(graph, so, &p.summary);
   } catch (const UserError &e) {
     p.skipped = std::string("simplification failed: ") + e.what();
