@@ -52,10 +52,17 @@ struct BlockConvOptions {
 /// (eliminate_dead_nodes drops the others). The weights' reorder is folded by
 /// fold_constants when they are constants, a small kernel otherwise.
 ///
+/// With BlockConvOptions::winograd, a 3x3, stride-1, undilated conv of a
+/// blocked input whose input and output channels are whole blocks becomes
+/// winograd_conv's four Computes instead of y5's contraction (weight
+/// transform, input transform of the zero-padded input, 16 GEMMs, output
+/// transform writing y5); the rest (conversion, epilogues) is the same.
+///
 /// Only groups = 1, 2 spatial dims, f32, concrete shapes, auto_pad NOTSET or
 /// VALID; and only where the cost model says it pays (see BlockConvOptions).
-/// Counts: "convs blocked", "convs reading a blocked input", "elementwise ops
-/// kept blocked", "inputs padded", "conversions to NCHW" and "conversion bytes"
+/// Counts: "convs blocked", "convs reading a blocked input", "convs as
+/// Winograd F(2x2, 3x3)", "elementwise ops kept blocked", "inputs padded",
+/// "conversions to NCHW" and "conversion bytes"
 /// (what the run-time conversions read and write: NCHW outputs still read,
 /// padded copies, reorders of non-constant weights; not rewrites), and
 /// "not blocked: ..." notes.
