@@ -1,6 +1,7 @@
 // Winograd F(2x2, 3x3) convolution as Compute text: weight transform, input transform, batched GEMM, output transform.
 #include "graph/passes/winograd_conv.h"
 
+#include <functional>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -38,6 +39,19 @@ std::string combination(const std::vector<std::pair<double, std::string>> &terms
   return s;
 }
 
+/// Element (a, b) of M X M^T for the matrix M (rows x cols) and X(i, j) = term(i, j), as a combination.
+template <int Rows, int Cols>
+std::string sandwich(const double (&m)[Rows][Cols], int a, int b, const std::function<std::string(int, int)> &term) {
+  std::vector<std::pair<double, std::string>> terms;
+  for (int i = 0; i < Cols; ++i)
+    for (int j = 0; j < Cols; ++j)
+      terms.emplace_back(m[a][i] * m[b][j], term(i, j));
+  return combination(terms);
+}
+
+/// Appends `line` to the program `text`, one statement per line.
+void add_line(std::string &text, const std::string &line) { text += (text.empty() ? "" : "\n") + line; }
+
 }  // namespace
 
 WinogradExprs winograd_exprs(const WinogradConv &c) {
@@ -49,32 +63,27 @@ WinogradExprs winograd_exprs(const WinogradConv &c) {
   WinogradExprs e;
 
   // u(e, kb, c, l) = sum_ij G[a][i] G[b][j] w(P kb + l, c, i, j).
+  const std::string w_row = panels ? num(p) + " * kb_ + l_" : "k_";
+  const std::string w_ranges = panels ? " where kb_ in 0:" + num(c.co / p) + ", c_ in 0:" + num(c.ci) + ", l_ in 0:" + num(p)
+                                      : " where c_ in 0:" + num(c.ci) + ", k_ in 0:" + num(c.co);
   for (int a = 0; a < 4; ++a)
-    for (int bb = 0; bb < 4; ++bb) {
-      std::vector<std::pair<double, std::string>> terms;
-      for (int i = 0; i < 3; ++i)
-        for (int j = 0; j < 3; ++j)
-          terms.emplace_back(kG[a][i] * kG[bb][j],
-                             c.w + "(" + (panels ? num(p) + " * kb_ + l_" : "k_") + ", c_, " + num(i) + ", " + num(j) + ")");
-      const std::string lhs = c.u + "(" + num(4 * a + bb) + (panels ? ", kb_, c_, l_)" : ", c_, k_)");
-      const std::string ranges = panels ? " where kb_ in 0:" + num(c.co / p) + ", c_ in 0:" + num(c.ci) + ", l_ in 0:" + num(p)
-                                        : " where c_ in 0:" + num(c.ci) + ", k_ in 0:" + num(c.co);
-      e.weights += (e.weights.empty() ? "" : "\n") + lhs + " = " + combination(terms) + ranges;
-    }
+    for (int bb = 0; bb < 4; ++bb)
+      add_line(e.weights, c.u + "(" + num(4 * a + bb) + (panels ? ", kb_, c_, l_)" : ", c_, k_)") + " = " +
+                              sandwich(kG, a, bb, [&](int i, int j) {
+                                return c.w + "(" + w_row + ", c_, " + num(i) + ", " + num(j) + ")";
+                              }) +
+                              w_ranges);
 
   // v(e, t, B cb + l) = sum_ij BT[a][i] BT[b][j] x(n, cb, 2 th + i, 2 tw + j, l).
   const std::string in_ranges = " where n_ in 0:" + num(c.n) + ", th_ in 0:" + num(th) + ", tw_ in 0:" + num(tw) +
                                 ", cb_ in 0:" + num(c.ci / b) + ", l_ in 0:" + num(b);
   for (int a = 0; a < 4; ++a)
-    for (int bb = 0; bb < 4; ++bb) {
-      std::vector<std::pair<double, std::string>> terms;
-      for (int i = 0; i < 4; ++i)
-        for (int j = 0; j < 4; ++j)
-          terms.emplace_back(kBT[a][i] * kBT[bb][j],
-                             c.x + "(n_, cb_, 2 * th_ + " + num(i) + ", 2 * tw_ + " + num(j) + ", l_)");
-      e.input += (e.input.empty() ? "" : "\n") + c.v + "(" + num(4 * a + bb) + ", " + tile + ", " + num(b) +
-                 " * cb_ + l_) = " + combination(terms) + in_ranges;
-    }
+    for (int bb = 0; bb < 4; ++bb)
+      add_line(e.input, c.v + "(" + num(4 * a + bb) + ", " + tile + ", " + num(b) + " * cb_ + l_) = " +
+                            sandwich(kBT, a, bb, [&](int i, int j) {
+                              return c.x + "(n_, cb_, 2 * th_ + " + num(i) + ", 2 * tw_ + " + num(j) + ", l_)";
+                            }) +
+                            in_ranges);
 
   // m(e, t, k) +=! v(e, t, c) * u(e, .., c, ..).
   e.product = c.m + "(e_, t_, k_) +=! " + c.v + "(e_, t_, c_) * " + c.u +
@@ -83,20 +92,16 @@ WinogradExprs winograd_exprs(const WinogradConv &c) {
 
   // y(n, kb, 2 th + i, 2 tw + j, l) = sum_ab AT[i][a] AT[j][b] m(4 a + b, t, B kb + l) (+ bias), for the
   // tiles whose pixel (i, j) lies inside the output.
+  const std::string bias = c.bias.empty() ? "" : " + " + c.bias + "(" + num(b) + " * kb_ + l_)";
   for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 2; ++j) {
-      std::vector<std::pair<double, std::string>> terms;
-      for (int a = 0; a < 4; ++a)
-        for (int bb = 0; bb < 4; ++bb)
-          terms.emplace_back(kAT[i][a] * kAT[j][bb],
-                             c.m + "(" + num(4 * a + bb) + ", " + tile + ", " + num(b) + " * kb_ + l_)");
-      std::string rhs = combination(terms);
-      if (!c.bias.empty()) rhs += " + " + c.bias + "(" + num(b) + " * kb_ + l_)";
-      e.output += (e.output.empty() ? "" : "\n") + c.y + "(n_, kb_, 2 * th_ + " + num(i) + ", 2 * tw_ + " + num(j) +
-                  ", l_) = " + rhs + " where n_ in 0:" + num(c.n) + ", kb_ in 0:" + num(c.co / b) +
-                  ", th_ in 0:" + num(winograd_tiles(c.oh - i)) + ", tw_ in 0:" + num(winograd_tiles(c.ow - j)) +
-                  ", l_ in 0:" + num(b);
-    }
+    for (int j = 0; j < 2; ++j)
+      add_line(e.output, c.y + "(n_, kb_, 2 * th_ + " + num(i) + ", 2 * tw_ + " + num(j) + ", l_) = " +
+                             sandwich(kAT, i, j, [&](int a, int bb) {
+                               return c.m + "(" + num(4 * a + bb) + ", " + tile + ", " + num(b) + " * kb_ + l_)";
+                             }) +
+                             bias + " where n_ in 0:" + num(c.n) + ", kb_ in 0:" + num(c.co / b) +
+                             ", th_ in 0:" + num(winograd_tiles(c.oh - i)) + ", tw_ in 0:" +
+                             num(winograd_tiles(c.ow - j)) + ", l_ in 0:" + num(b));
   return e;
 }
 

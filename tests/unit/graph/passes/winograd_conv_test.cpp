@@ -110,7 +110,7 @@ TEST_CASE("winograd_conv: the four Computes' texts") {
         "xp(n_, cb_, 2 * th_ + 0, 2 * tw_ + 2, l_) - xp(n_, cb_, 2 * th_ + 2, 2 * tw_ + 0, l_) + "
         "xp(n_, cb_, 2 * th_ + 2, 2 * tw_ + 2, l_) where n_ in 0:2, th_ in 0:3, tw_ in 0:2, cb_ in 0:2, l_ in 0:16");
   // G g G^T, element (1, 1): all nine taps at a quarter.
-  std::string u5 = e.weights.substr(0, 0);
+  std::string u5;
   std::istringstream lines(e.weights);
   for (int i = 0; i <= 5; ++i) std::getline(lines, u5);
   CHECK(u5.rfind("u(5, kb_, c_, l_) = 0.25 * w(16 * kb_ + l_, c_, 0, 0) + 0.25 * ", 0) == 0);
