@@ -7,7 +7,10 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <limits>
 #include <queue>
+#include <set>
+#include <tuple>
 
 namespace atl::fusion {
 
@@ -105,20 +108,30 @@ std::vector<std::vector<NodeId>> order_groups(const Graph &graph, const std::vec
   std::map<NodeId, std::vector<NodeId>> members;
   for (NodeId v : graph.order()) members[group_of[v]].push_back(v);
   GroupGraph gg = group_graph(graph, group_of);
-  using Item = std::pair<std::size_t, NodeId>;  // earliest member's position, group
+  // (-(step of the latest producer group), earliest member's position, group): smallest first.
+  using Item = std::tuple<std::ptrdiff_t, std::size_t, NodeId>;
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
-  for (const auto &[grp, d] : gg.indegree)
-    if (d == 0) ready.emplace(pos[members[grp].front()], grp);
+  // Groups of no producer group: those that read only weights (weight
+  // transforms, run once) first; those that read a graph input as if their
+  // producer ran before all others.
+  const std::set<std::string> inputs(graph.inputs.begin(), graph.inputs.end());
+  for (const auto &[grp, d] : gg.indegree) {
+    if (d != 0) continue;
+    bool reads_input = false;
+    for (NodeId v : members[grp])
+      for (const std::string &t : graph.node(v).inputs) reads_input = reads_input || inputs.count(t);
+    ready.emplace(reads_input ? 1 : std::numeric_limits<std::ptrdiff_t>::min(), pos[members[grp].front()], grp);
+  }
   std::vector<std::vector<NodeId>> out;
-  while (!ready.empty()) {
-    NodeId grp = ready.top().second;
+  for (std::ptrdiff_t step = 0; !ready.empty(); ++step) {
+    NodeId grp = std::get<2>(ready.top());
     ready.pop();
     std::vector<NodeId> kept;
     for (NodeId v : members[grp])
       if (!skip.count(v)) kept.push_back(v);
     if (!kept.empty()) out.push_back(std::move(kept));
     for (NodeId s : gg.succ[grp])
-      if (--gg.indegree[s] == 0) ready.emplace(pos[members[s].front()], s);
+      if (--gg.indegree[s] == 0) ready.emplace(-step, pos[members[s].front()], s);
   }
   std::size_t placed = 0;
   for (const auto &c : out) placed += c.size();

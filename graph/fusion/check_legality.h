@@ -25,9 +25,14 @@ std::string find_reentry(const Graph &graph, const std::vector<NodeId> &group);
 std::string find_group_cycle(const Graph &graph, const std::vector<NodeId> &group_of);
 
 /// The groups in an order that runs producers first (topological in the graph
-/// of groups, ties broken by the earliest member's position in graph.order());
-/// each group's nodes in graph order. Nodes in `skip` (views) are left out.
-/// The graph of groups must be acyclic.
+/// of groups); each group's nodes in graph order. Nodes in `skip` (views) are
+/// left out. The graph of groups must be acyclic. Groups that read only
+/// weights come first; then, depth first, the ready group whose latest
+/// producer ran last (one that reads a graph input counts as having the
+/// earliest producer), so that a consumer runs soon after what it reads and
+/// the arena holds few tensors at once (the bands of a Winograd conv run one
+/// after the other instead of all input transforms first); ties by the
+/// earliest member's position in graph.order().
 std::vector<std::vector<NodeId>> order_groups(const Graph &graph, const std::vector<NodeId> &group_of,
                                               const std::set<NodeId> &skip);
 

@@ -98,6 +98,19 @@ ClusterVerdict judge_cluster(const Graph &graph, const std::vector<NodeId> &node
       }
     }
   }
+  // Two data movements chained in one kernel: the second reorders what the
+  // first wrote, and one loop order cannot suit both (the join of a Winograd
+  // conv's row bands fused with the blocked-to-NCHW conversion after its
+  // BatchNormalization: 0.15 ms, against 0.04 + 0.05 ms apart).
+  for (NodeId n : nodes) {
+    if (node_kind(graph, n) != PatternKind::Injective) continue;
+    for (NodeId m : reachable_within(graph, n, in))
+      if (m != n && node_kind(graph, m) == PatternKind::Injective) {
+        v.reason = node_label(graph, n) + " and " + node_label(graph, m) +
+                   " both move data: chained in one kernel, one loop order cannot suit both layouts";
+        return v;
+      }
+  }
   if (v.statements > options.max_statements) {
     v.reason = "the cluster would have " + std::to_string(v.statements) + " statements (limit " +
                std::to_string(options.max_statements) + ")";

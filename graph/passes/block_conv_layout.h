@@ -30,6 +30,12 @@ struct BlockConvOptions {
   /// Off by default for API compatibility; compile_graph turns it on.
   bool winograd = false;
   int winograd_panel = 16;  ///< the transformed weights' column panels (the GEMM register tile's width; 0: none)
+  /// The Winograd form runs in bands of tile rows whose transformed input and
+  /// products take at most this many bytes together (at least one tile row
+  /// a band; 0: one band). Each band is its own input transform, GEMMs and
+  /// output transform, and a Concat of the bands' rows makes the output, so
+  /// the arena holds one band's intermediates instead of the whole conv's.
+  std::int64_t winograd_band_bytes = std::int64_t{2} << 20;
 };
 
 /// Blocked-layout convolution.

@@ -1,6 +1,7 @@
 // Winograd F(2x2, 3x3) convolution as Compute text: weight transform, input transform, batched GEMM, output transform.
 #include "graph/passes/winograd_conv.h"
 
+#include <algorithm>
 #include <functional>
 #include <sstream>
 #include <utility>
@@ -74,14 +75,14 @@ WinogradExprs winograd_exprs(const WinogradConv &c) {
                               }) +
                               w_ranges);
 
-  // v(e, t, B cb + l) = sum_ij BT[a][i] BT[b][j] x(n, cb, 2 th + i, 2 tw + j, l).
+  // v(e, t, B cb + l) = sum_ij BT[a][i] BT[b][j] x(n, cb, x_row + 2 th + i, 2 tw + j, l).
   const std::string in_ranges = " where n_ in 0:" + num(c.n) + ", th_ in 0:" + num(th) + ", tw_ in 0:" + num(tw) +
                                 ", cb_ in 0:" + num(c.ci / b) + ", l_ in 0:" + num(b);
   for (int a = 0; a < 4; ++a)
     for (int bb = 0; bb < 4; ++bb)
       add_line(e.input, c.v + "(" + num(4 * a + bb) + ", " + tile + ", " + num(b) + " * cb_ + l_) = " +
                             sandwich(kBT, a, bb, [&](int i, int j) {
-                              return c.x + "(n_, cb_, 2 * th_ + " + num(i) + ", 2 * tw_ + " + num(j) + ", l_)";
+                              return c.x + "(n_, cb_, 2 * th_ + " + num(c.x_row + i) + ", 2 * tw_ + " + num(j) + ", l_)";
                             }) +
                             in_ranges);
 
@@ -103,6 +104,18 @@ WinogradExprs winograd_exprs(const WinogradConv &c) {
                              ", th_ in 0:" + num(winograd_tiles(c.oh - i)) + ", tw_ in 0:" +
                              num(winograd_tiles(c.ow - j)) + ", l_ in 0:" + num(b));
   return e;
+}
+
+std::string winograd_join(const std::string &y, const std::vector<std::string> &rows,
+                          const std::vector<std::int64_t> &shape, std::int64_t band) {
+  std::string text;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const std::int64_t row = band * static_cast<std::int64_t>(k), count = std::min(shape[2] - row, band);
+    add_line(text, y + "(n_, kb_, " + (row ? num(row) + " + h_" : std::string("h_")) + ", w_, l_) = " + rows[k] +
+                       "(n_, kb_, h_, w_, l_) where n_ in 0:" + num(shape[0]) + ", kb_ in 0:" + num(shape[1]) +
+                       ", h_ in 0:" + num(count) + ", w_ in 0:" + num(shape[3]) + ", l_ in 0:" + num(shape[4]));
+  }
+  return text;
 }
 
 }  // namespace atl

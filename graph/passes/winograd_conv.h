@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace atl {
 
@@ -14,6 +15,9 @@ struct WinogradConv {
   std::string bias;  ///< [Co], or empty
   std::string u, v, m, y;  ///< transformed weights, transformed input, products, blocked output [N, Co/B, Oh, Ow, B]
   std::int64_t n = 1, ci = 0, co = 0, oh = 0, ow = 0;
+  /// First row of x that output row 0 reads: a band of output rows of a
+  /// larger convolution, whose y holds only the band's oh rows.
+  std::int64_t x_row = 0;
   int block = 16;  ///< B: the channel block of x and y (Ci and Co are multiples of it)
   int panel = 16;  ///< u's column panel width (the GEMM register tile's); 0 or one not dividing Co: no panels
 };
@@ -48,5 +52,12 @@ inline std::int64_t winograd_input_extent(std::int64_t out) { return 2 * winogra
 /// where the direct convolution does 36 (2.25x fewer); rounding differs
 /// from the direct sum by a few ulps of its magnitude.
 WinogradExprs winograd_exprs(const WinogradConv &c);
+
+/// The Compute text that copies the bands `rows` (each [N, CB, R, W, B] with
+/// R = `band` rows, the last one what remains of shape[2]) into `y` of
+/// `shape` [N, CB, H, W, B], one statement per band: the output of a
+/// Winograd conv run in bands of output rows.
+std::string winograd_join(const std::string &y, const std::vector<std::string> &rows,
+                          const std::vector<std::int64_t> &shape, std::int64_t band);
 
 }  // namespace atl

@@ -56,4 +56,39 @@ TEST_CASE("legality: groups run producers first, skipped nodes are left out") {
   CHECK(g.node(order[0][0]).name == "conv");
   CHECK(g.node(order[1][0]).name == "relu");
 }
+
+TEST_CASE("legality: groups run depth first, so a consumer runs soon after what it reads") {
+  // x -> a0 -> b0 -> c0 and x -> a1 -> b1 -> c1, then join(c0, c1); p is a
+  // root (a weight transform) that b0 and b1 read. Breadth first would run
+  // a0 and a1 before b0 (both a-tensors live at once); depth first runs
+  // each chain to its end first.
+  Graph g;
+  g.name = "bands";
+  g.add_input("x", {DType::F32, {4, 4}});
+  g.add_weight("w", {DType::F32, {4, 4}});
+  g.add_node(make_node("Relu", {"x"}, {"a0"}, "a0"));
+  g.add_node(make_node("Relu", {"x"}, {"a1"}, "a1"));
+  g.add_node(make_node("Neg", {"w"}, {"p"}, "p"));
+  g.add_node(make_node("Add", {"a0", "p"}, {"b0"}, "b0"));
+  g.add_node(make_node("Add", {"a1", "p"}, {"b1"}, "b1"));
+  g.add_node(make_node("Exp", {"b0"}, {"c0"}, "c0"));
+  g.add_node(make_node("Exp", {"b1"}, {"c1"}, "c1"));
+  g.add_node(make_node("Add", {"c0", "c1"}, {"y"}, "join"));
+  g.add_output("y");
+  g.finalize();
+  std::vector<NodeId> group_of(g.num_nodes());
+  for (NodeId v = 0; v < g.num_nodes(); ++v) group_of[v] = v;
+  std::vector<std::string> names;
+  for (const auto &grp : order_groups(g, group_of, {})) names.push_back(g.node(grp.front()).name);
+  REQUIRE(names.size() == 8);
+  CHECK(names[0] == "p");  // a group that reads only weights first
+  const auto at = [&](const char *n) { return std::find(names.begin(), names.end(), n) - names.begin(); };
+  // One chain runs to its end before the other starts.
+  const bool first0 = at("a0") < at("a1");
+  const std::string f = first0 ? "0" : "1", s = first0 ? "1" : "0";
+  CHECK(at(("b" + f).c_str()) == at(("a" + f).c_str()) + 1);
+  CHECK(at(("c" + f).c_str()) == at(("b" + f).c_str()) + 1);
+  CHECK(at(("a" + s).c_str()) == at(("c" + f).c_str()) + 1);
+  CHECK(names.back() == "join");
+}
 }

@@ -155,4 +155,22 @@ TEST_CASE("compute_pattern: pointwise assignments, copies, contractions and the 
         PatternKind::Injective);  // copies into parts of one tensor (a conversion with a partial block)
   CHECK(pattern("y(i) = 2 * i where i in 0:3", {}, {}) == PatternKind::Opaque);            // reads nothing
 }
+
+TEST_CASE("cost model: two data movements chained in one kernel are refused, one with elementwise work is not") {
+  Graph g;
+  g.name = "moves";
+  g.add_input("x", {DType::F32, {4, 8}});
+  g.add_node(make_node("Transpose", {"x"}, {"t"}, "t1", {{"perm", {1, 0}}}));
+  g.add_node(make_node("Relu", {"t"}, {"r"}, "relu"));
+  g.add_node(make_node("Transpose", {"r"}, {"y"}, "t2", {{"perm", {1, 0}}}));
+  g.add_output("y");
+  g.finalize();
+  const NodeId t1 = 0, relu = 1, t2 = 2;
+  REQUIRE(node_kind(g, t1) == PatternKind::Injective);
+  CHECK(judge_cluster(g, {t1, relu}).ok);
+  CHECK(judge_cluster(g, {relu, t2}).ok);
+  ClusterVerdict v = judge_cluster(g, {t1, relu, t2});
+  CHECK_FALSE(v.ok);
+  CHECK(v.reason.find("both move data") != std::string::npos);
+}
 }

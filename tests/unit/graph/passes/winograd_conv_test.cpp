@@ -128,6 +128,42 @@ TEST_CASE("winograd_conv: the four Computes' texts") {
   CHECK(winograd_input_extent(5) == 8);
 }
 
+TEST_CASE("winograd_conv: in bands of tile rows (one, two or three rows a band, a partial last band) equals Conv") {
+  Chain shapes[] = {
+      {1, 16, 9, 11, 16, {1, 1, 1, 1}},                // 9x11 output: 5 tile rows, the last one half
+      {2, 32, 7, 6, 48, {1, 1, 1, 1}, 1, 1, 3, true},  // batch 2, bias: 4 tile rows
+      {1, 16, 12, 7, 16, {0, 1, 2, 1}},                // asymmetric pads: 12x7 output, 6 tile rows
+  };
+  for (const Chain &c : shapes) {
+    const std::int64_t oh = c.h + c.pads[0] + c.pads[2] - 2, ow = c.w + c.pads[1] + c.pads[3] - 2;
+    const std::int64_t tile_rows = winograd_tiles(oh), row_bytes = 4 * 16 * c.n * winograd_tiles(ow) * (c.ci + c.co);
+    for (std::int64_t rows : {1, 2, 3}) {
+      INFO(describe(c) << ", " << rows << " tile rows a band");
+      Graph g = chain_graph(c);
+      BlockConvOptions o = with_winograd();
+      o.winograd_band_bytes = rows * row_bytes + row_bytes / 2;  // rounds down to `rows`
+      PassStats st;
+      Graph out = eliminate_dead_nodes(block_conv_layout(g, &st, o));
+      const std::int64_t bands = (tile_rows + rows - 1) / rows;
+      CHECK(st.counts["convs as Winograd F(2x2, 3x3)"] == 1);
+      CHECK(st.counts["Winograd bands"] == (bands > 1 ? bands : 0));
+      CHECK(out.tensor("y").type.str() == g.tensor("y").type.str());
+      CHECK(max_output_difference(g, out) < 2e-5);
+    }
+  }
+  // One band: no join, the output transform writes the blocked output.
+  Graph g = chain_graph(Chain{});
+  BlockConvOptions o = with_winograd();
+  o.winograd_band_bytes = 0;
+  PassStats st;
+  block_conv_layout(g, &st, o);
+  CHECK(st.counts.count("Winograd bands") == 0);
+  // The join's text: one copy per band, the last one shorter.
+  CHECK(winograd_join("y", {"r0", "r1"}, {1, 2, 5, 4, 16}, 4) ==
+        "y(n_, kb_, h_, w_, l_) = r0(n_, kb_, h_, w_, l_) where n_ in 0:1, kb_ in 0:2, h_ in 0:4, w_ in 0:4, l_ in 0:16\n"
+        "y(n_, kb_, 4 + h_, w_, l_) = r1(n_, kb_, h_, w_, l_) where n_ in 0:1, kb_ in 0:2, h_ in 0:1, w_ in 0:4, l_ in 0:16");
+}
+
 TEST_CASE("winograd_conv: not taken for strides, dilations, other kernels, NCHW inputs, partial blocks, or when off") {
   struct Case {
     const char *what;
