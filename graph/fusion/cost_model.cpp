@@ -5,6 +5,7 @@
 
 #include <deque>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace atl::fusion {
@@ -25,6 +26,17 @@ std::set<NodeId> reachable_within(const Graph &graph, NodeId from, const std::se
     }
   }
   return seen;
+}
+
+/// Whether every tensor `n` reads that a node makes is made inside `in`
+/// (graph inputs and weights are made by no node).
+bool reads_only_from(const Graph &graph, NodeId n, const std::set<NodeId> &in) {
+  for (const std::string &t : graph.node(n).inputs) {
+    if (t.empty()) continue;
+    std::optional<NodeId> p = graph.producer(t);
+    if (p && !in.count(*p)) return false;
+  }
+  return true;
 }
 
 /// Traffic saved: each read of a tensor made inside the cluster by a node
@@ -89,6 +101,11 @@ ClusterVerdict judge_cluster(const Graph &graph, const std::vector<NodeId> &node
       if (k == PatternKind::Injective && !(hk == PatternKind::OutFusable && after.count(n))) {
         v.reason = node_label(graph, n) + " is injective (data movement), not an elementwise " +
                    (after.count(n) ? "epilogue of " : "producer of ") + node_label(graph, h);
+        return v;
+      }
+      if (k == PatternKind::Injective && !reads_only_from(graph, n, in)) {
+        v.reason = node_label(graph, n) + " moves data of another kernel: as an epilogue of " + node_label(graph, h) +
+                   " it would hold that kernel's inputs until the other one has run";
         return v;
       }
       if (hk == PatternKind::OutFusable && !after.count(n)) {

@@ -5,6 +5,7 @@
 #include "graph/passes/rebuild_graph.h"
 
 #include <cstdio>
+#include <map>
 
 namespace atl {
 
@@ -67,6 +68,7 @@ Graph batchnorm_scale_shift(const Graph &graph, PassStats *stats) {
   PassStats local;
   std::vector<Node> in = nodes_in_order(graph), out;
   std::set<std::string> taken, names;
+  std::map<std::string, ScaleShift> params_of;  // epsilon and parameter tensors -> their scale and shift
   for (const Node &n : in) names.insert(n.name);
   for (const Node &n : in) {
     if (n.op != "BatchNormalization") {
@@ -84,7 +86,13 @@ Graph batchnorm_scale_shift(const Graph &graph, PassStats *stats) {
       out.push_back(n);
       continue;
     }
-    ScaleShift ss = *batchnorm_params(graph, n, taken, names);
+    // BatchNormalizations with the same parameters (the bands of one, from
+    // band_depthwise_chain) share one scale-and-shift computation.
+    std::string key = n.attrs.contains("epsilon") ? n.attrs["epsilon"].dump() : "";
+    for (std::size_t i = 1; i < 5; ++i) key += "," + n.inputs[i];
+    auto [known, fresh] = params_of.try_emplace(key);
+    if (fresh) known->second = *batchnorm_params(graph, n, taken, names);
+    ScaleShift ss = known->second;
     std::string idx, ranges;
     for (int d = 0; d < x.rank(); ++d) {
       std::string i = d == 1 ? "c_" : "i" + num(d) + "_";
@@ -99,7 +107,7 @@ Graph batchnorm_scale_shift(const Graph &graph, PassStats *stats) {
     e.outputs = {y};
     e.attrs = {{"expr", y + "(" + idx + ") = " + xn + "(" + idx + ") * " + ss.s + "(c_) + " + ss.t + "(c_)" + ranges}};
     e.pointer = n.pointer;
-    out.push_back(std::move(ss.params));
+    if (fresh) out.push_back(std::move(ss.params));
     out.push_back(std::move(e));
     local.count("batch normalizations as scale and shift");
   }

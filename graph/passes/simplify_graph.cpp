@@ -33,6 +33,10 @@ Graph simplify_graph(const Graph &graph, const SimplifyOptions &options, Simplif
     passes.emplace_back("block_conv_layout", [&](const Graph &g, PassStats *st) {
       return block_conv_layout(g, st, options.block_conv);
     });
+  if (options.band_depthwise_chain)
+    passes.emplace_back("band_depthwise_chain", [&](const Graph &g, PassStats *st) {
+      return band_depthwise_chain(g, st, options.band_chain);
+    });
   if (options.batchnorm_scale_shift) passes.emplace_back("batchnorm_scale_shift", batchnorm_scale_shift);
   if (options.gemm_weight_panel > 0)
     passes.emplace_back("pack_gemm_weights", [&](const Graph &g, PassStats *st) {

@@ -4,6 +4,7 @@
 #include <atoll/graph.h>
 
 #include "graph/passes/batchnorm_scale_shift.h"
+#include "graph/passes/band_depthwise_chain.h"
 #include "graph/passes/block_conv_layout.h"
 #include "graph/passes/pass_stats.h"
 
@@ -22,6 +23,10 @@ struct SimplifyOptions {
   bool fold_batchnorm = true;
   bool block_conv_layout = false;  ///< off by default for API compatibility; compile_graph turns it on
   BlockConvOptions block_conv;     ///< block_conv_layout's block size and cost-model limits
+  /// band_depthwise_chain (off by default for API compatibility; compile_graph
+  /// turns it on unless the graph's `fuse` hint is "none") and its limits.
+  bool band_depthwise_chain = false;
+  BandChainOptions band_chain;
   bool batchnorm_scale_shift = false;  ///< off by default for API compatibility; compile_graph turns it on
   /// pack_gemm_weights' panel width (0: off, the default for API compatibility;
   /// compile_graph passes the CPU register tile's width).
@@ -45,7 +50,7 @@ struct SimplifySummary {
 void print_simplify_summary(std::ostream &os, const SimplifySummary &summary);
 
 /// Runs the enabled passes in the order fold_constants, fold_pad, fold_batchnorm,
-/// block_conv_layout, batchnorm_scale_shift, cancel_transposes, eliminate_common_subexpr, eliminate_dead_nodes, again
+/// block_conv_layout, band_depthwise_chain, batchnorm_scale_shift, pack_gemm_weights, cancel_transposes, eliminate_common_subexpr, eliminate_dead_nodes, again
 /// and again until a round changes nothing (or max_rounds).
 ///
 ///   before:  t = Transpose(x); u = Transpose(t); a = Relu(u); b = Relu(u); y = Add(a, b)

@@ -1,5 +1,6 @@
 # Simplification passes (paths relative to graph/).
 target_sources(atoll_graph PRIVATE
+  passes/band_depthwise_chain.cpp
   passes/batchnorm_scale_shift.cpp
   passes/block_conv_layout.cpp
   passes/cancel_transposes.cpp

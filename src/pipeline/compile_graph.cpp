@@ -90,6 +90,8 @@ PreparedGraph prepare_graph(const Graph &graph) {
     so.gemm_weight_panel = graph.schedule.vectorize.value_or(true) ? poly::gemm_tile_columns(poly::host_target()) : 0;
     so.block_conv.winograd = true;
     so.block_conv.winograd_panel = so.gemm_weight_panel;
+    // Bands across three convolutions are fusion: not under `fuse: none`.
+    so.band_depthwise_chain = !(graph.schedule.fuse.is_string() && graph.schedule.fuse.get<std::string>() == "none");
     s = simplify_graph(graph, so, &p.summary);
   } catch (const UserError &e) {
     p.skipped = std::string("simplification failed: ") + e.what();
