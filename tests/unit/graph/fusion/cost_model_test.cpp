@@ -173,4 +173,24 @@ TEST_CASE("cost model: two data movements chained in one kernel are refused, one
   CHECK_FALSE(v.ok);
   CHECK(v.reason.find("both move data") != std::string::npos);
 }
+
+TEST_CASE("cost model: a data movement that also reads another kernel's tensor is no epilogue of a contraction") {
+  Graph g;
+  g.name = "join";
+  g.add_input("x", {DType::F32, {8, 16}});
+  g.add_weight("w", {DType::F32, {16, 16}});
+  g.add_node(make_node("MatMul", {"x", "w"}, {"m"}, "mm"));
+  g.add_node(make_node("Relu", {"x"}, {"r"}, "relu"));
+  g.add_node(make_node("Concat", {"m", "r"}, {"y"}, "join", {{"axis", 0}}));
+  g.add_node(make_node("Transpose", {"m"}, {"t"}, "tr", {{"perm", {1, 0}}}));
+  g.add_output("y");
+  g.add_output("t");
+  g.finalize();
+  const NodeId mm = 0, join = 2, tr = 3;
+  REQUIRE(node_kind(g, join) == PatternKind::Injective);
+  ClusterVerdict v = judge_cluster(g, {mm, join}, with_epilogues());
+  CHECK_FALSE(v.ok);
+  CHECK(v.reason.find("moves data of another kernel") != std::string::npos);
+  CHECK(judge_cluster(g, {mm, tr}, with_epilogues()).ok);  // a transpose of the product alone is an epilogue
+}
 }

@@ -1,5 +1,6 @@
 # Unit tests of the simplification passes (paths relative to tests/).
 target_sources(atoll_graph_tests PRIVATE
+  unit/graph/passes/band_depthwise_chain_test.cpp
   unit/graph/passes/batchnorm_scale_shift_test.cpp
   unit/graph/passes/block_conv_layout_test.cpp
   unit/graph/passes/cancel_transposes_test.cpp
