@@ -199,7 +199,8 @@ private:
     std::vector<std::int64_t> pads = ints(dw, "pads");
     if (pads.empty()) pads = {0, 0, 0, 0};
     if (pads.size() != 4) return {};
-    for (const std::string &t : {ex.inputs[0], ex.inputs[1], ex.inputs.size() > 2 ? ex.inputs[2] : ex.inputs[1], c.end})
+    for (const std::string &t :
+         {ex.inputs[0], ex.inputs[1], ex.inputs.size() > 2 ? ex.inputs[2] : ex.inputs[1], ex.outputs[0], c.end})
       if (!t.empty() && !compute_identifier(t)) return {};
     // Rows a band: the expanded input and output of the depthwise Conv.
     const std::int64_t row_bytes = 4 * e[0] * e[1] * (e[3] + d[3]), rows_out = d[2];

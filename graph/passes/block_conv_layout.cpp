@@ -328,9 +328,9 @@ private:
       band_outputs.push_back(wb.y);
     }
     if (bands > 1) {
-      // The bands' rows side by side: a copy of its own (a Concat of the
-      // blocked rows is no slab of y, and fused into the epilogue after it,
-      // it broke the blocked-to-NCHW conversion's transposes: 0.15 vs 0.05 ms).
+      // The bands' rows side by side, one copy (a band of rows of a blocked
+      // tensor is no contiguous slab of it, so no Concat in place); the cost
+      // model keeps it apart from a conversion to NCHW (two data movements).
       const std::string join = winograd_join(y5, band_outputs, {c.n, c.co / b, c.oh, c.ow, b}, 2 * band_rows);
       out_.push_back(shaped(compute(conv.name + "_rows", band_outputs, y5, join, conv), {c.n, c.co / b, c.oh, c.ow, b}));
       st_.count("Winograd bands", bands);

@@ -63,6 +63,10 @@ struct BlockConvOptions {
 /// winograd_conv's four Computes instead of y5's contraction (weight
 /// transform, input transform of the zero-padded input, 16 GEMMs, output
 /// transform writing y5); the rest (conversion, epilogues) is the same.
+/// When its transformed input and products exceed winograd_band_bytes, the
+/// input transform, GEMMs and output transform are repeated per band of tile
+/// rows (stat "Winograd bands") and a Compute copies the bands' rows into y5
+/// (winograd_join).
 ///
 /// Only groups = 1, 2 spatial dims, f32, concrete shapes, auto_pad NOTSET or
 /// VALID; and only where the cost model says it pays (see BlockConvOptions).
