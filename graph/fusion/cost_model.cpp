@@ -70,9 +70,11 @@ ClusterVerdict judge_cluster(const Graph &graph, const std::vector<NodeId> &node
     v.ok = true;
     return v;
   }
+  std::map<NodeId, PatternKind> kind;  // node_kind parses a Compute's text: once per node
+  for (NodeId n : nodes) kind[n] = node_kind(graph, n);
   std::vector<NodeId> heavy;
   for (NodeId n : nodes) {
-    PatternKind k = node_kind(graph, n);
+    PatternKind k = kind[n];
     if (k == PatternKind::Opaque) {
       v.reason = node_label(graph, n) + " is opaque: it is not fused with other operators";
       return v;
@@ -87,7 +89,7 @@ ClusterVerdict judge_cluster(const Graph &graph, const std::vector<NodeId> &node
   }
   if (!heavy.empty()) {
     NodeId h = heavy.front();
-    PatternKind hk = node_kind(graph, h);
+    PatternKind hk = kind[h];
     std::set<NodeId> after = reachable_within(graph, h, in);
     if (hk == PatternKind::OutFusable && !options.fuse_epilogues) {
       NodeId other = nodes.front() == h ? nodes[1] : nodes.front();
@@ -97,7 +99,7 @@ ClusterVerdict judge_cluster(const Graph &graph, const std::vector<NodeId> &node
     }
     for (NodeId n : nodes) {
       if (n == h) continue;
-      PatternKind k = node_kind(graph, n);
+      PatternKind k = kind[n];
       if (k == PatternKind::Injective && !(hk == PatternKind::OutFusable && after.count(n))) {
         v.reason = node_label(graph, n) + " is injective (data movement), not an elementwise " +
                    (after.count(n) ? "epilogue of " : "producer of ") + node_label(graph, h);
@@ -120,9 +122,9 @@ ClusterVerdict judge_cluster(const Graph &graph, const std::vector<NodeId> &node
   // conv's row bands fused with the blocked-to-NCHW conversion after its
   // BatchNormalization: 0.15 ms, against 0.04 + 0.05 ms apart).
   for (NodeId n : nodes) {
-    if (node_kind(graph, n) != PatternKind::Injective) continue;
+    if (kind[n] != PatternKind::Injective) continue;
     for (NodeId m : reachable_within(graph, n, in))
-      if (m != n && node_kind(graph, m) == PatternKind::Injective) {
+      if (m != n && kind[m] == PatternKind::Injective) {
         v.reason = node_label(graph, n) + " and " + node_label(graph, m) +
                    " both move data: chained in one kernel, one loop order cannot suit both layouts";
         return v;

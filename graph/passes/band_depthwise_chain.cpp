@@ -3,6 +3,7 @@
 
 #include "graph/ir/op_registry.h"
 #include "graph/passes/rebuild_graph.h"
+#include "graph/passes/row_bands.h"
 
 #include <algorithm>
 #include <map>
@@ -174,17 +175,10 @@ private:
     return c;
   }
 
-  std::string fresh_node(const std::string &base) {
-    std::string name = base;
-    for (int k = 1; names_.count(name); ++k) name = base + "_" + num(k);
-    names_.insert(name);
-    return name;
-  }
-
   /// A copy of `n` reading `in` (in place of its input 0) and writing a fresh band tensor; returns that tensor.
   std::string copy_into(std::vector<Node> &out, const Node &n, const std::string &in, const std::string &tag) {
     Node c = n;
-    c.name = fresh_node(n.name + tag);
+    c.name = fresh_node_name(n.name + tag, names_);
     c.inputs[0] = in;
     c.outputs = {fresh_tensor_name(g_, n.outputs[0] + tag, taken_)};
     out.push_back(c);
@@ -204,14 +198,12 @@ private:
       if (!t.empty() && !compute_identifier(t)) return {};
     // Rows a band: the expanded input and output of the depthwise Conv.
     const std::int64_t row_bytes = 4 * e[0] * e[1] * (e[3] + d[3]), rows_out = d[2];
-    const std::int64_t per_band = std::max(k, o_.band_bytes / std::max<std::int64_t>(row_bytes, 1));
-    std::int64_t bands = (rows_out + per_band - 1) / per_band;
+    const std::int64_t band_rows =
+        balanced_band_rows(rows_out, std::max(k, o_.band_bytes / std::max<std::int64_t>(row_bytes, 1)));
+    const std::int64_t bands = band_count(rows_out, band_rows);
     if (bands < 2) return {};
-    const std::int64_t band_rows = (rows_out + bands - 1) / bands;
-    bands = (rows_out + band_rows - 1) / band_rows;
 
     std::vector<Node> out;
-    std::string join;
     std::vector<std::string> parts;
     const bool bias = ex.inputs.size() > 2 && !ex.inputs[2].empty();
     for (std::int64_t b = 0; b < bands; ++b) {
@@ -221,7 +213,7 @@ private:
       // The expand Conv on input rows [lo, hi).
       Node e_k;
       e_k.op = "Compute";
-      e_k.name = fresh_node(ex.name + tag);
+      e_k.name = fresh_node_name(ex.name + tag, names_);
       e_k.pointer = ex.pointer;
       e_k.inputs = {ex.inputs[0], ex.inputs[1]};
       e_k.outputs = {fresh_tensor_name(g_, ex.outputs[0] + tag, taken_)};
@@ -246,17 +238,15 @@ private:
       t = copy_into(out, pr, t, tag);
       for (NodeId v : c.after_project) t = copy_into(out, g_.node(v), t, tag);
       parts.push_back(t);
-      join += std::string(join.empty() ? "" : "\n") + c.end + "(n_, c_, " + (first ? num(first) + " + h_" : std::string("h_")) +
-              ", w_) = " + t + "(n_, c_, h_, w_) where n_ in 0:" + num(y[0]) + ", c_ in 0:" + num(y[1]) +
-              ", h_ in 0:" + num(last - first) + ", w_ in 0:" + num(y[3]);
     }
     Node j;
     j.op = "Compute";
-    j.name = fresh_node((c.after_project.empty() ? pr.name : g_.node(c.after_project.back()).name) + "_rows");
+    j.name = fresh_node_name((c.after_project.empty() ? pr.name : g_.node(c.after_project.back()).name) + "_rows", names_);
     j.pointer = pr.pointer;
     j.inputs = parts;
     j.outputs = {c.end};
-    j.attrs = {{"expr", join}, {"shape", {y[0], y[1], y[2], y[3]}}};
+    j.attrs = {{"expr", join_row_bands(c.end, parts, {"n_", "c_", "h_", "w_"}, 2, y, band_rows)},
+               {"shape", {y[0], y[1], y[2], y[3]}}};
     out.push_back(j);
     st_.count("depthwise chains in bands");
     st_.count("bands", bands, false);

@@ -13,13 +13,6 @@ namespace {
 
 std::string num(std::int64_t v) { return std::to_string(v); }
 
-std::string fresh_node_name(const std::string &base, std::set<std::string> &names) {
-  std::string name = base;
-  for (int k = 1; names.count(name); ++k) name = base + "_" + num(k);
-  names.insert(name);
-  return name;
-}
-
 /// Why `bn` is not rewritten, or "".
 std::string refusal(const Graph &g, const Node &bn) {
   if (bn.inputs.size() != 5 || bn.outputs.size() != 1) return "not the inference form";

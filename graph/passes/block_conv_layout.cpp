@@ -4,6 +4,7 @@
 #include "graph/ir/op_registry.h"
 #include "graph/passes/batchnorm_scale_shift.h"
 #include "graph/passes/rebuild_graph.h"
+#include "graph/passes/row_bands.h"
 #include "graph/passes/winograd_conv.h"
 
 #include <cstdio>
@@ -152,17 +153,10 @@ private:
   std::vector<std::size_t> conversions_;  ///< positions in out_ of the NCHW conversions made here
   std::map<std::string, std::int64_t> conversion_bytes_;  ///< by output tensor
 
-  std::string fresh_node(const std::string &base) {
-    std::string name = base;
-    for (int k = 1; names_.count(name); ++k) name = base + "_" + num(k);
-    names_.insert(name);
-    return name;
-  }
-
   Node compute(std::string name, std::vector<std::string> in, std::string out, std::string expr, const Node &from) {
     Node n;
     n.op = "Compute";
-    n.name = fresh_node(name);
+    n.name = fresh_node_name(name, names_);
     n.inputs = std::move(in);
     n.outputs = {std::move(out)};
     n.attrs = {{"expr", std::move(expr)}};
@@ -301,11 +295,9 @@ private:
 
     // Bands of tile rows: v and m of one tile row take 16 * N * tiles_w * (Ci + Co) floats.
     const std::int64_t tile_rows = winograd_tiles(c.oh), row_bytes = 4 * 16 * c.n * winograd_tiles(c.ow) * (c.ci + c.co);
-    std::int64_t bands = 1;
-    if (o_.winograd_band_bytes > 0)
-      bands = ceil_div(tile_rows, std::clamp<std::int64_t>(o_.winograd_band_bytes / row_bytes, 1, tile_rows));
-    const std::int64_t band_rows = ceil_div(tile_rows, bands);
-    bands = ceil_div(tile_rows, band_rows);
+    const std::int64_t band_rows =
+        balanced_band_rows(tile_rows, o_.winograd_band_bytes > 0 ? o_.winograd_band_bytes / row_bytes : tile_rows);
+    const std::int64_t bands = band_count(tile_rows, band_rows);
     std::vector<std::string> band_outputs;
     for (std::int64_t k = 0; k < bands; ++k) {
       const std::string tag = bands > 1 ? "_" + num(k) : "";

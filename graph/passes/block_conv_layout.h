@@ -33,8 +33,8 @@ struct BlockConvOptions {
   /// The Winograd form runs in bands of tile rows whose transformed input and
   /// products take at most this many bytes together (at least one tile row
   /// a band; 0: one band). Each band is its own input transform, GEMMs and
-  /// output transform, and a Concat of the bands' rows makes the output, so
-  /// the arena holds one band's intermediates instead of the whole conv's.
+  /// output transform, and one copy joins the bands' rows into the output,
+  /// so the arena holds one band's intermediates instead of the whole conv's.
   std::int64_t winograd_band_bytes = std::int64_t{2} << 20;
 };
 

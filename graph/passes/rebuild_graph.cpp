@@ -68,6 +68,13 @@ std::string fresh_tensor_name(const Graph &g, const std::string &base, std::set<
   return name;
 }
 
+std::string fresh_node_name(const std::string &base, std::set<std::string> &names) {
+  std::string name = base;
+  for (int k = 1; names.count(name); ++k) name = base + "_" + std::to_string(k);
+  names.insert(name);
+  return name;
+}
+
 bool compute_identifier(const std::string &name) {
   static const std::set<std::string> reserved = {"exp", "log", "sqrt", "tanh", "sigmoid", "erf",  "abs", "min",
                                                  "max", "pow", "floor", "guard", "where", "in",  "inf"};

@@ -30,6 +30,10 @@ std::map<std::string, int> count_uses(const Graph &g);
 /// ("base", "base_1", ...); the result is added to `taken`.
 std::string fresh_tensor_name(const Graph &g, const std::string &base, std::set<std::string> &taken);
 
+/// A node name not in `names`, made from `base` ("base", "base_1", ...); the
+/// result is added to `names`.
+std::string fresh_node_name(const std::string &base, std::set<std::string> &names);
+
 /// Whether `name` can stand for a tensor in the Compute text the passes
 /// generate: an identifier that is no Compute function and does not end in
 /// '_' (the passes' index names do: n_, c_, ...).

@@ -14,5 +14,6 @@ target_sources(atoll_graph PRIVATE
   passes/pack_gemm_weights.cpp
   passes/winograd_conv.cpp
   passes/rebuild_graph.cpp
+  passes/row_bands.cpp
   passes/simplify_graph.cpp
 )

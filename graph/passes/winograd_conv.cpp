@@ -1,6 +1,8 @@
 // Winograd F(2x2, 3x3) convolution as Compute text: weight transform, input transform, batched GEMM, output transform.
 #include "graph/passes/winograd_conv.h"
 
+#include "graph/passes/row_bands.h"
+
 #include <algorithm>
 #include <functional>
 #include <sstream>
@@ -108,14 +110,7 @@ WinogradExprs winograd_exprs(const WinogradConv &c) {
 
 std::string winograd_join(const std::string &y, const std::vector<std::string> &rows,
                           const std::vector<std::int64_t> &shape, std::int64_t band) {
-  std::string text;
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    const std::int64_t row = band * static_cast<std::int64_t>(k), count = std::min(shape[2] - row, band);
-    add_line(text, y + "(n_, kb_, " + (row ? num(row) + " + h_" : std::string("h_")) + ", w_, l_) = " + rows[k] +
-                       "(n_, kb_, h_, w_, l_) where n_ in 0:" + num(shape[0]) + ", kb_ in 0:" + num(shape[1]) +
-                       ", h_ in 0:" + num(count) + ", w_ in 0:" + num(shape[3]) + ", l_ in 0:" + num(shape[4]));
-  }
-  return text;
+  return join_row_bands(y, rows, {"n_", "kb_", "h_", "w_", "l_"}, 2, shape, band);
 }
 
 }  // namespace atl
