@@ -2,6 +2,7 @@
 #include "backends/cpu/lower_to_llvm.h"
 
 #include "backends/cpu/forward_inits.h"
+#include "backends/cpu/hoist_epilogues.h"
 #include "backends/cpu/kernel_info.h"
 #include "backends/cpu/lower_calls.h"
 #include "backends/cpu/lower_elements.h"
@@ -1326,6 +1327,7 @@ std::unique_ptr<llvm::Module> lower_to_llvm(const std::vector<poly::LKernel> &ke
       nullptr);
   auto m = std::make_unique<llvm::Module>(module_name, context);
   for (const poly::LKernel &k : kernels) KernelLowering(k, *m).run();
+  for (llvm::Function &f : *m) hoist_epilogues(f);
   std::string err;
   llvm::raw_string_ostream os(err);
   ATOLL_ASSERT(!llvm::verifyModule(*m, &os), "invalid LLVM IR from the loop AST: " + os.str());

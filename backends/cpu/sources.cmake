@@ -4,6 +4,7 @@ target_sources(atoll_backends PRIVATE
   cpu/cpu_backend.cpp
   cpu/emit_c.cpp
   cpu/forward_inits.cpp
+  cpu/hoist_epilogues.cpp
   cpu/jit.cpp
   cpu/kernel_info.cpp
   cpu/lower_calls.cpp
