@@ -334,6 +334,17 @@ def med(r, t):
     return statistics.median(v) if v else None
 
 
+def paired(a, b, t):
+    """Per-repeat ratios a[i] / b[i] of two variants timed back to back in repeat i (the machine's slow spells
+    hit both sides of a pair alike, so their spread shows how far the medians can be trusted)."""
+    va, vb = (a.get("ms") or {}).get(str(t)) or [], (b.get("ms") or {}).get(str(t)) or []
+    return [x / y for x, y in zip(va, vb) if x and y]
+
+
+def fmt_spread(v):
+    return "n/a" if not v else f"{min(v):.2f}-{max(v):.2f}"
+
+
 def fmt_ms(x):
     return "n/a" if x is None else (f"{x:.3f}" if x < 10 else f"{x:.2f}")
 
@@ -349,7 +360,7 @@ def fmt_mb(f, u):
 
 
 def table(records, t):
-    head = ["case", "kind", "fused ms", "unfused ms", "ORT ms", "ORT/fused", "unf/fused", "kernels f/u",
+    head = ["case", "kind", "fused ms", "unfused ms", "ORT ms", "ORT/fused", "unf/fused", "unf/f pairs", "kernels f/u",
             "moved MB f/u", "kernel-IO MB f/u", "peak MB f/u", "check"]
     rows = []
     for r in records:
@@ -362,6 +373,7 @@ def table(records, t):
         elif not ov and check == "ok":
             check = "ok (no ORT)"
         rows.append([r["name"], r["kind"], fmt_ms(f), fmt_ms(u), fmt_ms(o), fmt_ratio(o, f), fmt_ratio(u, f),
+                     fmt_spread(paired(r["unfused"], r["fused"], t)),
                      f"{kf if kf is not None else '?'}/{ku if ku is not None else '?'}",
                      fmt_mb(r["fused"].get("bytes_moved"), r["unfused"].get("bytes_moved")),
                      fmt_mb(r["fused"].get("kernel_io_bytes"), r["unfused"].get("kernel_io_bytes")),
@@ -514,7 +526,9 @@ def main():
                                            ("ort", (r["ort"].get("ms") or {}).get(str(t)))) if v}
             r["summary"][str(t)] = {"fused_ms": f, "unfused_ms": u, "ort_ms": o,
                                     "ort_over_fused": o / f if o and f else None,
-                                    "unfused_over_fused": u / f if u and f else None, "best_ms": best}
+                                    "unfused_over_fused": u / f if u and f else None, "best_ms": best,
+                                    "unfused_over_fused_per_repeat": paired(r["unfused"], r["fused"], t),
+                                    "ort_over_fused_per_repeat": paired(r["ort"], r["fused"], t)}
     os.makedirs(args.results, exist_ok=True)
     stamp = started.strftime("%Y%m%dT%H%M%SZ")
     result = {"meta": meta, "cases": records}

@@ -5,6 +5,8 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <optional>
 #include <random>
 
 namespace atl::cpu::test {
@@ -107,6 +109,59 @@ TEST_CASE("cpu vectors: random lane counts and odd sizes compute what scalar cod
         double want = j;
         for (int k = 0; k < 5; ++k) want += (k + 1) * ((k * 37 + j) % 7);
         CHECK_MESSAGE(cc.get(j) == want, path << " lanes " << lanes[i] << " j " << j);
+      }
+    }
+  }
+}
+
+/// Z[j] = erf(X[j]) / (X[j] + 3), j marked kVector over M (a parameter) or a constant M.
+poly::LKernel erf_ratio(const std::string &name, int lanes, std::optional<std::int64_t> m) {
+  auto x = [] { return load("X", {var("j")}); };
+  auto value = binary(BinOp::Div, call(compute::Func::Erf, {x()}), binary(BinOp::Add, x(), real(3)));
+  auto body = loop_to("j", m ? integer(*m) : var("M"), store("Z", {var("j")}, value), {poly::mark::kVector});
+  Dim d = m ? Dim(*m) : Dim::sym("M");
+  auto k = kernel(name, {array("X", DType::F32, {d}, Role::Input), array("Z", DType::F32, {d}, Role::Output)},
+                  m ? std::vector<std::string>{} : std::vector<std::string>{"M"}, body);
+  k.vector_lanes = lanes;
+  return k;
+}
+
+TEST_CASE("cpu vectors: a loop of long chains runs two vectors side by side, the rest at the native width") {
+  // 8 lanes: the main loop's type is <16 x float> (two 8-lane vectors, which
+  // LLVM splits into two chains), then 8-lane vectors and scalars.
+  std::string ir = emit_llvm_ir({erf_ratio("jam", 8, std::nullopt)});
+  CHECK(ir.find("fdiv contract <16 x float>") != std::string::npos);
+  CHECK(ir.find("fdiv contract <8 x float>") != std::string::npos);
+  CHECK(ir.find("j.jheader") != std::string::npos);
+  // A light body (scale_rows: a multiply-add) is not jammed.
+  CHECK(emit_llvm_ir({scale_rows("light", 8)}).find("<16 x float>") == std::string::npos);
+  // A constant trip below two jammed steps is not either.
+  CHECK(emit_llvm_ir({erf_ratio("short", 8, 31)}).find("<16 x float>") == std::string::npos);
+}
+
+TEST_CASE("cpu vectors: jammed loops of odd and symbolic lengths equal scalar code (JIT and C)") {
+  std::vector<poly::LKernel> ks;
+  const std::vector<std::int64_t> sizes = {1, 7, 15, 16, 17, 31, 32, 33, 47, 64, 100, 1000, 1037};
+  ks.push_back(erf_ratio("sym8", 8, std::nullopt));
+  ks.push_back(erf_ratio("sym16", 16, std::nullopt));
+  for (std::int64_t m : {33L, 100L, 1037L}) ks.push_back(erf_ratio("c" + std::to_string(m), 8, m));
+  ks.push_back(erf_ratio("scalar", 0, std::nullopt));
+  for (auto &[path, exe] : both_paths(ks)) {
+    for (std::int64_t m : sizes) {
+      Buffer X(DType::F32, m), Z(DType::F32, m), R(DType::F32, m);
+      for (std::int64_t j = 0; j < m; ++j) X.set(j, -2.5 + 5.0 * static_cast<double>(j) / static_cast<double>(m));
+      std::int64_t params[] = {m};
+      void *ref_args[] = {X.data(), R.data()};
+      exe->run("scalar", ref_args, params);
+      std::vector<std::string> names = {"sym8", "sym16"};
+      if (m == 33 || m == 100 || m == 1037) names.push_back("c" + std::to_string(m));
+      for (const std::string &n : names) {
+        for (std::int64_t j = 0; j < m; ++j) Z.set(j, -1);
+        void *args[] = {X.data(), Z.data()};
+        exe->run(n, args, n[0] == 'c' ? nullptr : params);
+        for (std::int64_t j = 0; j < m; ++j)
+          CHECK_MESSAGE(std::abs(Z.get(j) - R.get(j)) <= 1e-6 * (1 + std::abs(R.get(j))),
+                        path << " " << n << " m " << m << " j " << j);
       }
     }
   }
