@@ -174,7 +174,9 @@ std::optional<Plan> plan_for(const LArray &array, const std::vector<Access> &acc
     }
     bytes *= plan.kept[d];
   }
-  if (!gain || bytes > options.max_bytes) return std::nullopt;
+  std::int64_t limit = options.max_bytes;
+  if (options.in_place.count(array.name)) limit = std::min(limit, options.in_place_max_bytes);
+  if (!gain || bytes > limit) return std::nullopt;
   return plan;
 }
 

@@ -29,6 +29,7 @@
 #include "polyhedral/ast/loop_ast.h"
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,11 @@ namespace atl::poly {
 
 struct ContractOptions {
   std::int64_t max_bytes = 64 * 1024;  ///< largest local buffer (stack of each thread)
+  /// Temporaries that could instead share their reader's storage
+  /// (reuse_temporaries): contracted only when the local buffer takes at most
+  /// `in_place_max_bytes`.
+  std::set<std::string> in_place;
+  std::int64_t in_place_max_bytes = 32 * 1024;
 };
 
 /// What contract_arrays did.

@@ -275,6 +275,25 @@ TEST_CASE("tile_window_for_cpu: the epilogue in the tiles adds no stores (hoist_
   CHECK(stores(depthwise_bn_clip(16, 56, 56, 3, 1, 1, true)) == alone);
 }
 
+TEST_CASE("tile_window_for_cpu: the conv's output plane is private when it fits L1, else in place in the Clip's") {
+  // Contraction to one plane per channel (the parallel loop) and in-place
+  // storage in the Clip's output both apply; a plane larger than L1 would
+  // be stored twice (plane and output), so the output takes it.
+  poly::PolyOptions po;
+  po.target = avx512();
+  po.target.vector_lanes = 8, po.target.vector_registers = 16;
+  auto stats = [&](long hw) {
+    Graph g = depthwise_bn_clip(4, hw, hw, 3, 1, 1, false);
+    return poly::compile_cluster(g, g.order(), po).stats;
+  };
+  auto small = stats(32);  // 4 KiB planes
+  CHECK(small["arrays_contracted"] == 1);
+  CHECK(small.count("temporaries_reused") == 0);
+  auto large = stats(112);  // 49 KiB planes, L1 32 KiB
+  CHECK(large.count("arrays_contracted") == 0);
+  CHECK(large["temporaries_reused"] == 1);
+}
+
 TEST_CASE("tile_window_for_cpu: a stride-2 depthwise conv and Clip keeps the Clip in its tiles") {
   polytest::Scheduled s(depthwise_bn_clip(4, 15, 29, 3, 2, 1, false));
   poly::WindowTileOptions o;
