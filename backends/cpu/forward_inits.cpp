@@ -73,11 +73,11 @@ Linear decompose(const llvm::Value *v, int depth) {
   return out;
 }
 
+}  // namespace
+
 std::int64_t store_size(const llvm::Type *t, const llvm::DataLayout &dl) {
   return static_cast<std::int64_t>(dl.getTypeStoreSize(const_cast<llvm::Type *>(t)).getFixedValue());
 }
-
-}  // namespace
 
 std::optional<std::int64_t> byte_difference(const llvm::Value *a, const llvm::Value *b) {
   Linear d = decompose(a, 32);

@@ -1,6 +1,7 @@
 // Forwards what a register tile stores to the code that reads it next: its `_init`'s constants (or the previous accumulator loop's results) into the accumulators that start from them, its results into its epilogue, so the tile's accumulators never go through memory.
 #pragma once
 
+#include <llvm/IR/DataLayout.h>
 #include <llvm/IR/Instructions.h>
 #include <llvm/IR/Value.h>
 
@@ -20,6 +21,9 @@ namespace atl::cpu {
 /// tile compare here even where LLVM's alias analysis cannot tell them
 /// apart (an `or disjoint` of two variables after instcombine).
 std::optional<std::int64_t> byte_difference(const llvm::Value *a, const llvm::Value *b);
+
+/// Bytes a store of type `t` writes.
+std::int64_t store_size(const llvm::Type *t, const llvm::DataLayout &dl);
 
 /// Stores the lowering just emitted, with the loop depth each was made at:
 /// what PendingInits and ForwardedResults keep.

@@ -31,18 +31,17 @@ struct Access {
 
 std::optional<Access> access_of(const llvm::Instruction &x, const llvm::DataLayout &dl) {
   if (!x.mayReadOrWriteMemory()) return std::nullopt;
-  auto size = [&](llvm::Type *t) { return static_cast<std::int64_t>(dl.getTypeStoreSize(t).getFixedValue()); };
   if (const auto *ld = llvm::dyn_cast<llvm::LoadInst>(&x))
-    return ld->isVolatile() ? Access{} : Access{ld->getPointerOperand(), size(ld->getType())};
+    return ld->isVolatile() ? Access{} : Access{ld->getPointerOperand(), store_size(ld->getType(), dl)};
   if (const auto *st = llvm::dyn_cast<llvm::StoreInst>(&x))
     return st->isVolatile() ? Access{}
-                            : Access{st->getPointerOperand(), size(st->getValueOperand()->getType())};
+                            : Access{st->getPointerOperand(), store_size(st->getValueOperand()->getType(), dl)};
   if (const auto *ii = llvm::dyn_cast<llvm::IntrinsicInst>(&x)) {
     switch (ii->getIntrinsicID()) {
     case llvm::Intrinsic::prefetch: return std::nullopt;  // a hint: no value changes
-    case llvm::Intrinsic::masked_load: return Access{ii->getArgOperand(0), size(ii->getType())};
+    case llvm::Intrinsic::masked_load: return Access{ii->getArgOperand(0), store_size(ii->getType(), dl)};
     case llvm::Intrinsic::masked_store:
-      return Access{ii->getArgOperand(1), size(ii->getArgOperand(0)->getType())};
+      return Access{ii->getArgOperand(1), store_size(ii->getArgOperand(0)->getType(), dl)};
     default: break;
     }
   }
@@ -74,10 +73,7 @@ public:
     for (llvm::BasicBlock &bb : f)
       for (llvm::Instruction &x : bb) {
         std::optional<Access> a = access_of(x, dl_);
-        if (!a || llvm::isa<llvm::LoadInst>(x) ||
-            (llvm::isa<llvm::IntrinsicInst>(x) &&
-             llvm::cast<llvm::IntrinsicInst>(x).getIntrinsicID() == llvm::Intrinsic::masked_load))
-          continue;
+        if (!a || !x.mayWriteToMemory()) continue;
         if (!a->ptr) writes_anything_ = true;
         else written_.insert(llvm::getUnderlyingObject(a->ptr));
       }
@@ -152,7 +148,7 @@ private:
   /// path between them passes S0's block again.
   bool quiet_between(llvm::StoreInst *s0, llvm::StoreInst *s1) {
     const llvm::Value *p = s1->getPointerOperand();
-    std::int64_t bytes = static_cast<std::int64_t>(dl_.getTypeStoreSize(s1->getValueOperand()->getType()).getFixedValue());
+    const std::int64_t bytes = store_size(s1->getValueOperand()->getType(), dl_);
     auto range_ok = [&](llvm::BasicBlock::iterator from, llvm::BasicBlock::iterator to) {
       for (auto it = from; it != to; ++it)
         if (!leaves_alone(*it, p, bytes, dl_)) return false;

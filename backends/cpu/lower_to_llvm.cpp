@@ -405,7 +405,9 @@ private:
   /// A kVector loop as <lanes x float> code over [start, end), then scalar
   /// code for the remainder. A constant trip count gives straight-line code
   /// when short (register micro-tiles), loops otherwise.
-  void vector_loop(const LStmt &s, llvm::Value *start, llvm::Value *end, std::optional<std::int64_t> trip) {
+  /// `may_jam`: false for the rest of a jammed loop (fewer than jam vectors).
+  void vector_loop(const LStmt &s, llvm::Value *start, llvm::Value *end, std::optional<std::int64_t> trip,
+                   bool may_jam = true) {
     if (trip && masked_vector_trip(lanes_, *trip) && !partials_ && !lane_mask_ && no_memory_accumulation(s)) {
       // 9 to 15 elements with AVX-512: one vector whose last lanes are
       // masked off in every load and store (an 8-lane vector and up to
@@ -452,8 +454,8 @@ private:
       return;
     }
     const LStmt *stream = streaming_store_in(s);
-    if (const std::int64_t jam = jam_left_ ? jam_factor(s) : 1; jam > 1 && !stream && !partials_ && !lane_mask_ &&
-                                                                (!trip || *trip >= 2 * jam * w)) {
+    if (const std::int64_t jam = may_jam ? jam_factor(s) : 1; jam > 1 && !stream && !partials_ && !lane_mask_ &&
+                                                              (!trip || *trip >= 2 * jam * w)) {
       // Long dependency chains (erf, exp, a division: 30 to 60 cycles a
       // vector) run `jam` vectors side by side: one vector type `jam` times
       // as wide, which LLVM's type legalisation splits into `jam` native
@@ -469,10 +471,7 @@ private:
       lanes_ = w;
       std::optional<std::int64_t> left;
       if (trip) left = *trip % (jam * w);
-      if (left && *left == 0) return;
-      jam_left_ = false;  // the rest: fewer than jam vectors
-      vector_loop(s, rest, end, left);
-      jam_left_ = true;
+      if (!left || *left > 0) vector_loop(s, rest, end, left, false);
       return;
     }
     if (stream) start = align_for_stream(scalar, *stream, start, end);
@@ -1369,7 +1368,6 @@ private:
   int reduction_depth_ = 0;
   int outlined_ = 0;
   std::int64_t lanes_ = 1;                ///< f32 lanes of explicit vector code
-  bool jam_left_ = true;  ///< false while the rest of a jammed loop is emitted
   std::string current_vector_iterator_;  ///< the iterator of the vector loop being emitted
 };
 
