@@ -2,6 +2,7 @@
 #pragma once
 
 #include "graph/compute/ast.h"
+#include "polyhedral/ast/loop_ast.h"
 
 #include <llvm/IR/IRBuilder.h>
 
@@ -19,5 +20,10 @@ llvm::Value *emit_call(llvm::IRBuilder<> &b, llvm::Module &m, compute::Func f, c
 
 /// f(args) on <lanes x float> vectors: inline approximations and intrinsics only, no calls.
 llvm::Value *emit_vector_call(llvm::IRBuilder<> &b, compute::Func f, const std::vector<llvm::Value *> &args);
+
+/// The x of a Gelu as the graph writes it, 0.5 * x * (1 + erf(x * 0.7071067811865476))
+/// (a value expression; either operand order of each * and +), else null:
+/// lowered as one emit_gelu(x), two multiplications fewer than the formula.
+const poly::LExpr *gelu_argument(const poly::LExpr &e);
 
 }  // namespace atl::cpu

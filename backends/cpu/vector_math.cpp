@@ -1,4 +1,4 @@
-// Branch-free inline f32 exp, log, tanh, sigmoid and erf emitted as LLVM IR (scalar or <N x float>).
+// Inline f32 exp, log, tanh, sigmoid and erf emitted as LLVM IR (scalar or <N x float>).
 //
 // Coefficients were fitted for this file (weighted least squares on Chebyshev
 // nodes, linearised for erf's rational, with Lawson reweighting towards
@@ -9,9 +9,14 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/MDBuilder.h>
 
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
+#include <string>
 #include <vector>
 
 namespace atl::cpu {
@@ -68,13 +73,9 @@ constexpr double kRound = 12582912.0;  // 1.5 * 2^23: adding it rounds to an int
 /// fewer; NaN still gives NaN).
 llvm::Value *exp_core(llvm::IRBuilder<> &b, llvm::Value *x, bool full) {
   Em e(b, x);
-  llvm::Value *xc = x;
-  if (full) {
-    // Clamp to [-104, 89] (NaN becomes -104; restored at the end). Beyond
-    // those the result is 0 or +inf anyway, and the clamped values give that.
-    xc = b.CreateSelect(b.CreateFCmpULT(x, e.f(-104.0)), e.f(-104.0), x);
-    xc = b.CreateSelect(b.CreateFCmpOGT(xc, e.f(89.0)), e.f(89.0), xc);
-  }
+  // Clamp to [-104, 89] (NaN stays NaN). Beyond those the result is 0 or +inf
+  // anyway, and the clamped values give that.
+  llvm::Value *xc = full ? e.clamp(x, -104.0, 89.0) : x;
   // n = round(x / ln 2) both as float and as i32, via the 1.5*2^23 trick.
   llvm::Value *t = e.fma(xc, e.f(kLog2e), e.f(kRound));
   llvm::Value *nf = b.CreateFSub(t, e.f(kRound));
@@ -88,17 +89,67 @@ llvm::Value *exp_core(llvm::IRBuilder<> &b, llvm::Value *x, bool full) {
   if (!full) return b.CreateFMul(er, e.flt(b.CreateShl(b.CreateAdd(ni, e.i(127)), e.i(23))));
   // 2^n as 2^n1 * 2^n2 (n in [-150, 129], both halves normal floats), so
   // overflow gives +inf and the denormal range is rounded once, correctly.
+  // A NaN gives a NaN er, and so a NaN whatever the scale.
   llvm::Value *n1 = b.CreateAShr(ni, e.i(1));
   llvm::Value *n2 = b.CreateSub(ni, n1);
   llvm::Value *s1 = e.flt(b.CreateShl(b.CreateAdd(n1, e.i(127)), e.i(23)));
   llvm::Value *s2 = e.flt(b.CreateShl(b.CreateAdd(n2, e.i(127)), e.i(23)));
-  llvm::Value *res = b.CreateFMul(b.CreateFMul(er, s1), s2);
-  return e.keep_nan(x, res);
+  return b.CreateFMul(b.CreateFMul(er, s1), s2);
+}
+
+/// The body of a vector e^x: when every lane lies in [-87, 88] (the common
+/// case), exp_core's one-scale version, which gives the same bits there;
+/// otherwise (a lane near or past the ends of the float range, or NaN) a
+/// branch to the full version.
+llvm::Value *exp_vector_body(llvm::IRBuilder<> &b, llvm::Value *x) {
+  Em e(b, x);
+  llvm::Value *xc = e.clamp(x, -87.0, 88.0);
+  llvm::Value *beyond = b.CreateOrReduce(b.CreateFCmpUNE(x, xc));  // true for NaN too
+  llvm::Value *common = exp_core(b, xc, false);
+  llvm::BasicBlock *from = b.GetInsertBlock();
+  llvm::LLVMContext &ctx = b.getContext();
+  auto *wide = llvm::BasicBlock::Create(ctx, "wide", from->getParent());
+  auto *join = llvm::BasicBlock::Create(ctx, "join", from->getParent());
+  b.CreateCondBr(beyond, wide, join, llvm::MDBuilder(ctx).createBranchWeights(1, 64));
+  b.SetInsertPoint(wide);
+  llvm::Value *rare = exp_core(b, x, true);
+  b.CreateBr(join);
+  b.SetInsertPoint(join);
+  llvm::PHINode *res = b.CreatePHI(e.ft, 2);
+  res->addIncoming(common, from);
+  res->addIncoming(rare, wide);
+  return res;
+}
+
+/// A call of the module's `atoll.exp.vNf32`, defined on first use: internal,
+/// always inlined, no memory effects. The branch of exp_vector_body stays
+/// out of the caller's blocks until inlining, so an epilogue with an exp is
+/// still one value that later passes can move (hoist_epilogues).
+llvm::Value *exp_vector_call(llvm::IRBuilder<> &b, llvm::Value *x) {
+  llvm::Module *m = b.GetInsertBlock()->getModule();
+  auto *vt = llvm::cast<llvm::FixedVectorType>(x->getType());
+  const std::string name = "atoll.exp.v" + std::to_string(vt->getNumElements()) + "f32";
+  llvm::Function *f = m->getFunction(name);
+  if (!f) {
+    f = llvm::Function::Create(llvm::FunctionType::get(vt, {vt}, false), llvm::GlobalValue::InternalLinkage, name, m);
+    f->addFnAttr(llvm::Attribute::AlwaysInline);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    f->addFnAttr(llvm::Attribute::WillReturn);
+    f->addFnAttr(llvm::Attribute::NoSync);
+    f->addFnAttr(llvm::Attribute::NoFree);
+    f->addFnAttr(llvm::Attribute::Speculatable);
+    f->setMemoryEffects(llvm::MemoryEffects::none());
+    llvm::IRBuilder<> fb(llvm::BasicBlock::Create(m->getContext(), "entry", f));
+    fb.CreateRet(exp_vector_body(fb, f->getArg(0)));
+  }
+  return b.CreateCall(f, {x});
 }
 
 }  // namespace
 
-llvm::Value *emit_exp(llvm::IRBuilder<> &b, llvm::Value *x) { return exp_core(b, x, true); }
+llvm::Value *emit_exp(llvm::IRBuilder<> &b, llvm::Value *x) {
+  return x->getType()->isVectorTy() ? exp_vector_call(b, x) : exp_core(b, x, true);
+}
 
 llvm::Value *emit_log(llvm::IRBuilder<> &b, llvm::Value *x) {
   Em e(b, x);
@@ -152,6 +203,11 @@ llvm::Value *emit_sigmoid(llvm::IRBuilder<> &b, llvm::Value *x) {
   return b.CreateFDiv(num, b.CreateFAdd(e.f(1.0), t));
 }
 
+// erf(y) = y P(y^2) / Q(y^2) on y in [-4, 4].
+const std::vector<double> kErfP = {1.12837911, 0.207106933, 0.0515223667, 0.00398967415, 0.000147256214,
+                                   -1.94202653e-06, 1.91084766e-08};
+const std::vector<double> kErfQ = {1.0, 0.516875029, 0.117963076, 0.0149563905, 0.00102086458};
+
 llvm::Value *emit_erf(llvm::IRBuilder<> &b, llvm::Value *x) {
   Em e(b, x);
   // x P(x^2) / Q(x^2) on x clamped to [-4, 4] (erf(4) rounds to 1), the
@@ -159,10 +215,27 @@ llvm::Value *emit_erf(llvm::IRBuilder<> &b, llvm::Value *x) {
   // branches to evaluate and select between. NaN stays NaN.
   llvm::Value *xc = e.clamp(x, -4.0, 4.0);
   llvm::Value *t = b.CreateFMul(xc, xc);
-  llvm::Value *p = e.horner(t, {1.12837911, 0.207106933, 0.0515223667, 0.00398967415, 0.000147256214,
-                                -1.94202653e-06, 1.91084766e-08});
-  llvm::Value *q = e.horner(t, {1.0, 0.516875029, 0.117963076, 0.0149563905, 0.00102086458});
+  llvm::Value *p = e.horner(t, kErfP);
+  llvm::Value *q = e.horner(t, kErfQ);
   return e.clamp(b.CreateFDiv(b.CreateFMul(xc, p), q), -1.0, 1.0);
+}
+
+llvm::Value *emit_gelu(llvm::IRBuilder<> &b, llvm::Value *x) {
+  Em e(b, x);
+  // 0.5 x (1 + erf(x / sqrt 2)) = x (0.5 + h), h = 0.5 erf(x / sqrt 2):
+  // emit_erf's rational at y = x / sqrt 2 with the scale folded into its
+  // coefficients (P's k-th times 2^-k / (2 sqrt 2), Q's times 2^-k), so h
+  // is x P'(x^2) / Q'(x^2) on x clamped to [-4 sqrt 2, 4 sqrt 2], clamped to
+  // [-1/2, 1/2]. Two multiplications fewer than the formula.
+  const double half_rsqrt2 = 0.35355339059327373;  // 1 / (2 sqrt 2)
+  std::vector<double> p = kErfP, q = kErfQ;
+  for (std::size_t k = 0; k < p.size(); ++k) p[k] *= std::ldexp(half_rsqrt2, -static_cast<int>(k));
+  for (std::size_t k = 0; k < q.size(); ++k) q[k] = std::ldexp(q[k], -static_cast<int>(k));
+  const double lim = 5.656854249492380;  // 4 sqrt 2
+  llvm::Value *xc = e.clamp(x, -lim, lim);
+  llvm::Value *t = b.CreateFMul(xc, xc);
+  llvm::Value *h = e.clamp(b.CreateFDiv(b.CreateFMul(xc, e.horner(t, p)), e.horner(t, q)), -0.5, 0.5);
+  return b.CreateFMul(x, b.CreateFAdd(e.f(0.5), h));
 }
 
 }  // namespace atl::cpu

@@ -1,4 +1,4 @@
-// Emitters of branch-free inline LLVM IR for f32 exp, log, tanh, sigmoid and erf (scalar or vector).
+// Emitters of inline LLVM IR for f32 exp, log, tanh, sigmoid and erf (scalar or vector).
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
@@ -7,7 +7,9 @@ namespace atl::cpu {
 
 // Every emitter takes `x` of type float or <N x float> and returns a value of
 // the same type, computed with plain arithmetic, llvm.fma, integer bit tricks
-// and selects only (no calls, no branches), so loops using them vectorise.
+// and selects (no calls). Scalar code has no branches; a vector exp (and so a
+// vector sigmoid) branches around its rare wide-range scaling (see emit_exp),
+// so the builder's insertion block changes.
 // The instructions carry no fast-math flags; results do not depend on the
 // vector width (scalar and vector lanes are bit-identical). Error bounds are
 // those measured by tests/unit/backends/cpu/vector_math_test.cpp against
@@ -15,7 +17,10 @@ namespace atl::cpu {
 
 /// e^x. Max error 1.04 ulp for normal results. x > 88.7228 -> +inf,
 /// x < -103.98 -> +0; results in the denormal range are computed (not
-/// flushed; error <= 1 denormal ulp). NaN -> NaN.
+/// flushed; error <= 1 denormal ulp). NaN -> NaN. A vector whose lanes all
+/// have n = round(x / ln 2) in [-126, 127] scales by 2^n once; one with a
+/// lane beyond (a result at the ends of the float range, or NaN) branches to
+/// two scales. The bits are the same either way.
 llvm::Value *emit_exp(llvm::IRBuilder<> &b, llvm::Value *x);
 
 /// Natural log. Max error 0.87 ulp (denormal inputs included). log(+-0) = -inf,
@@ -36,5 +41,11 @@ llvm::Value *emit_sigmoid(llvm::IRBuilder<> &b, llvm::Value *x);
 /// [-1, 1] (no exp, one division; erf(+-0) = +-0): max error 3.8 ulp for
 /// |x| < 0.9, 2.7 ulp near 0, 3.2e-7 absolute overall. NaN -> NaN.
 llvm::Value *emit_erf(llvm::IRBuilder<> &b, llvm::Value *x);
+
+/// Gelu, 0.5 x (1 + erf(x / sqrt 2)), as x (0.5 + erf(x / sqrt 2) / 2) with
+/// emit_erf's rational rescaled to take x: two multiplications fewer than
+/// the formula through emit_erf, the same accuracy (erf's error, halved,
+/// relative to 0.5 + h). NaN -> NaN; +-inf as the formula (+inf, NaN).
+llvm::Value *emit_gelu(llvm::IRBuilder<> &b, llvm::Value *x);
 
 }  // namespace atl::cpu

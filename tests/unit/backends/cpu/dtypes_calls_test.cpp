@@ -8,6 +8,8 @@
 #include <cfenv>
 #include <cmath>
 #include <limits>
+#include <set>
+#include <string>
 
 namespace atl::cpu::test {
 namespace {
@@ -162,6 +164,45 @@ TEST_CASE("cpu: every built-in function matches libm in float and in double") {
       }
     }
   }
+}
+
+TEST_CASE("cpu: a Gelu as the graph writes it lowers to one emit_gelu, in vector and scalar code") {
+  // 0.5 * x * (1 + erf(x * 0.7071067811865476)) (the Gelu operator's
+  // formula) becomes emit_gelu(x): its clamp of x to +-4 sqrt 2 shows in the
+  // IR; another constant in place of 1/sqrt 2 keeps the formula and erf.
+  const std::int64_t N = 1003;  // 125 vectors of 8 and a scalar rest
+  auto gelu = [&](const std::string &name, double c, std::set<std::string> marks) {
+    auto x = [] { return load("X", {var("i")}); };
+    auto f = binary(BinOp::Mul, binary(BinOp::Mul, real(0.5), x()),
+                    binary(BinOp::Add, real(1.0), call(Func::Erf, {binary(BinOp::Mul, x(), real(c))})));
+    poly::LKernel k = kernel(name, {array("X", DType::F32, {N}, Role::Input), array("Y", DType::F32, {N}, Role::Output)},
+                             {}, loop_to("i", integer(N), store("Y", {var("i")}, f), std::move(marks)));
+    k.vector_lanes = 8;
+    return k;
+  };
+  const std::vector<poly::LKernel> ks = {gelu("gelu_vec", 0.7071067811865476, {poly::mark::kVector}),
+                                         gelu("gelu_scalar", 0.7071067811865476, {}),
+                                         gelu("not_gelu", 0.7, {poly::mark::kVector})};
+  auto ir_of = [](const poly::LKernel &k) { return emit_llvm_ir({k}); };
+  const std::string clamp = "0x4016A09E60000000";  // 4 sqrt 2 as f32, in LLVM's hex form
+  CHECK(ir_of(ks[0]).find(clamp) != std::string::npos);
+  CHECK(ir_of(ks[1]).find(clamp) != std::string::npos);
+  CHECK(ir_of(ks[2]).find(clamp) == std::string::npos);
+  for (auto &[path, exe] : both_paths(ks))
+    for (const poly::LKernel &k : ks) {
+      CAPTURE(path);
+      CAPTURE(k.name);
+      const double c = k.name == "not_gelu" ? 0.7 : 0.7071067811865476;
+      Buffer X(DType::F32, N), Y(DType::F32, N);
+      for (std::int64_t i = 0; i < N; ++i) X.set(i, -9.0 + 18.0 * static_cast<double>(i) / (N - 1));
+      void *arrays[] = {X.data(), Y.data()};
+      exe->run(k.name, arrays, nullptr);
+      for (std::int64_t i = 0; i < N; ++i) {
+        const double x = X.get(i), want = 0.5 * x * (1 + std::erf(x * c));
+        CAPTURE(x);
+        CHECK(std::fabs(Y.get(i) - want) <= 4e-7 * std::max(1.0, std::fabs(x)));
+      }
+    }
 }
 
 TEST_CASE("cpu: min and max propagate NaN like the reference evaluator") {

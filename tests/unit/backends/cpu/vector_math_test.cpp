@@ -38,11 +38,20 @@ struct MathFn {
   Emit emit;
 };
 
+/// Gelu as the graph writes it, through emit_erf: what emit_gelu replaces.
+llvm::Value *gelu_formula(llvm::IRBuilder<> &b, llvm::Value *x) {
+  llvm::Value *half = llvm::ConstantFP::get(x->getType(), 0.5), *one = llvm::ConstantFP::get(x->getType(), 1.0);
+  llvm::Value *e = atl::cpu::emit_erf(b, b.CreateFMul(x, llvm::ConstantFP::get(x->getType(), 0.7071067811865476)));
+  return b.CreateFMul(b.CreateFMul(half, x), b.CreateFAdd(one, e));
+}
+
 const MathFn kFns[] = {{"exp", atl::cpu::emit_exp},
                        {"log", atl::cpu::emit_log},
                        {"tanh", atl::cpu::emit_tanh},
                        {"sigmoid", atl::cpu::emit_sigmoid},
-                       {"erf", atl::cpu::emit_erf}};
+                       {"erf", atl::cpu::emit_erf},
+                       {"gelu", atl::cpu::emit_gelu},
+                       {"gelu_formula", gelu_formula}};
 
 /// Adds `void NAME(const float *in, float *out, long n)`: a loop over
 /// <width x float> vectors (width > 1) then a scalar tail. With `no_vec` the
@@ -221,6 +230,7 @@ double exp_ref(double x) { return std::exp(x); }
 double log_ref(double x) { return std::log(x); }
 double tanh_ref(double x) { return std::tanh(x); }
 double erf_ref(double x) { return std::erf(x); }
+double gelu_ref(double x) { return 0.5 * x * (1 + std::erf(x / std::sqrt(2.0))); }
 
 /// Positive floats from random bit patterns (all binades, denormals included).
 std::vector<float> positive_bits(int n) {
@@ -260,6 +270,27 @@ TEST_SUITE("backends") {
     CHECK(one("exp", -103.0f) > 0.0f);
     CHECK(same(one("exp", kDen), 1.0f));
     CHECK(std::isnan(one("exp", kNaN)));
+  }
+
+  TEST_CASE("vector math: exp's one-scale and full-range vectors give the same bits in any mix of lanes") {
+    // A vector scales once when every lane is in [-87, 88] and branches to
+    // the full range's code when one is not: lanes from both ranges, NaN and
+    // infinities in random order must match the branch-free scalar code.
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> common(-87.0f, 88.0f), low(-110.0f, -86.0f), high(87.5f, 90.0f);
+    const float special[] = {kNaN, kInf, -kInf, 0.0f, -0.0f, kDen, -87.0f, 88.0f, -87.3365f, 88.3763f, 88.7228f};
+    std::vector<float> x(16 * 4001 + 5);
+    for (float &v : x) {
+      unsigned pick = rng() % 64;
+      v = pick < 56 ? common(rng) : pick < 59 ? low(rng) : pick < 62 ? high(rng) : special[rng() % 11];
+    }
+    std::vector<float> out = run("exp", x);  // vector = scalar, bit for bit
+    std::vector<float> finite;
+    for (std::size_t k = 0; k < x.size(); ++k) {
+      if (std::isnan(x[k])) CHECK(std::isnan(out[k]));
+      if (std::isfinite(x[k])) finite.push_back(x[k]);
+    }
+    CHECK(measure("exp", finite, exp_ref).ulp <= 1.1);
   }
 
   TEST_CASE("vector math: log is within 1 ulp over all positive floats") {
@@ -317,6 +348,32 @@ TEST_SUITE("backends") {
     CHECK(same(one("erf", kInf), 1.0f));
     CHECK(same(one("erf", -kInf), -1.0f));
     CHECK(std::isnan(one("erf", kNaN)));
+  }
+
+  TEST_CASE("vector math: gelu is erf's rational rescaled: as accurate as the formula through erf") {
+    // x >= 0: 0.5 + h in [0.5, 1], no cancellation: a few ulp, no more than the formula's.
+    double pos = measure("gelu", sweep(0, 8), gelu_ref).ulp;
+    CHECK(pos <= 4.0);
+    CHECK(pos <= measure("gelu_formula", sweep(0, 8), gelu_ref).ulp + 0.5);
+    // Below, 1 + erf cancels, in the formula as here: the error is erf's
+    // (3.2e-7 absolute), halved, times |x|.
+    auto worst = [](const char *name) {
+      std::vector<float> neg = sweep(-12, 0);
+      std::vector<float> out = run(name, neg);
+      double w = 0;
+      for (std::size_t k = 0; k < neg.size(); ++k)
+        w = std::max(w, std::fabs(out[k] - gelu_ref(neg[k])) / std::max(1.0, std::fabs(static_cast<double>(neg[k]))));
+      MESSAGE(std::string(name) << " on -12..0: max abs error / max(1, |x|) " << w);
+      return w;
+    };
+    double neg = worst("gelu");
+    CHECK(neg <= 2.5e-7);
+    CHECK(neg <= worst("gelu_formula") * 1.25);
+    CHECK(same(one("gelu", 0.0f), 0.0f));
+    CHECK(same(one("gelu", kInf), kInf));
+    CHECK(std::isnan(one("gelu", -kInf)));  // -inf * 0, as the formula
+    CHECK(std::isnan(one("gelu", kNaN)));
+    CHECK(one("gelu", -20.0f) == 0.0f);
   }
 
   TEST_CASE("vector math: loops using the emitters vectorize and call nothing after O3") {
