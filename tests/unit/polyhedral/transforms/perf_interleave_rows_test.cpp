@@ -35,17 +35,21 @@ int unrolled_loops(const std::string &ast) {
 
 TEST_SUITE("polyhedral") {
 
-TEST_CASE("interleave_rows: a Softmax over short rows runs two rows side by side in each of its phases") {
+TEST_CASE("interleave_rows: a Softmax over short rows runs four rows side by side in each of its phases") {
   poly::PolyOptions po;
   po.target = polytest::avx512_target();
   poly::ClusterResult r = compile({"Softmax", {f({3, 8, 64})}, {{"axis", -1}}}, po);
-  CHECK(r.stats["rows_interleaved"] == 2);
+  CHECK(r.stats["rows_interleaved"] == 4);
   CHECK(r.stats.count("row_interleavings_rejected") == 0);
   // The row's nests (the max with the exp-and-sum, which isl shifts into one
-  // nest, and the division): each a loop over the tile's two rows.
+  // nest, and the division): each a loop over the tile's four rows.
   CHECK(unrolled_loops(r.ast_text) == 2);
-  CHECK(r.ast_text.find("((2 * c1) + 1)") != std::string::npos);
-  CHECK(r.schedule_yaml.find("[(floor((x1)/2))]") != std::string::npos);
+  CHECK(r.ast_text.find("((4 * c1) + 3)") != std::string::npos);
+  CHECK(r.schedule_yaml.find("[(floor((x1)/4))]") != std::string::npos);
+  // Six rows: four do not divide them, two rows a tile.
+  poly::ClusterResult six = compile({"Softmax", {f({3, 6, 64})}, {{"axis", -1}}}, po);
+  CHECK(six.stats["rows_interleaved"] == 2);
+  CHECK(six.ast_text.find("((2 * c1) + 1)") != std::string::npos);
 }
 
 TEST_CASE("interleave_rows: odd row counts, long rows, and untiled compiles are left alone") {
