@@ -108,6 +108,7 @@ isl::schedule optimize_for_cpu(const Scop &scop, const Dependences &deps, const 
         return schedule;
       }
       r.stats["rows_interleaved"] += ir.rows;
+      if (ir.phases_split > 0) r.stats["row_phases_split"] += ir.phases_split;
       return ir.schedule;
     }
     if (w.companions > 0 && check_legality(scop, deps, w.schedule)) {

@@ -6,6 +6,10 @@
 #include "polyhedral/transforms/tree_edit.h"
 
 #include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace atl::poly {
 
@@ -25,6 +29,68 @@ isl::union_map leading_dimensions(const Scop &scop, int n, std::string &why) {
                                          .intersect_domain(s.domain)));
   }
   return want;
+}
+
+/// The range of the one-member band schedule `upa` over `of`: [lo, hi]
+/// (nullopt when empty or unbounded).
+std::optional<std::pair<isl::val, isl::val>> band_range(const isl::union_pw_aff &upa, const isl::union_set &of) {
+  isl::union_set r = isl::union_map::from(isl::multi_union_pw_aff(upa)).intersect_domain(of).range();
+  if (r.is_empty()) return std::nullopt;
+  isl::set values = r.as_set();
+  isl::val lo = values.dim_min_val(0), hi = values.dim_max_val(0);
+  if (!lo.is_int() || !hi.is_int()) return std::nullopt;
+  return std::make_pair(lo, hi);
+}
+
+/// A filter over one-member band B over a sequence of statement groups
+/// (isl's fusion of Softmax's max with its exp and sum, the exp shifted past
+/// the max: max at i, exp at 63 + i), cut into phases: filters, each over a
+/// copy of B (shifted to start at 0) over a run of the groups, where every
+/// value of B in a run is at most every value in the runs after it. Ties are
+/// already ordered by the sequence, so the order of execution is the same;
+/// the phases are cut only where both sides have a loop (`loop` says which
+/// groups do). Returns the filter itself when there is no such cut.
+/// `member(expr, of)`: { S[...] -> [(expr)] } for the statements in `of`.
+std::vector<TreeNode> phases(TreeNode filter, const isl::union_set &domain,
+                             const std::function<bool(const isl::union_set &)> &loop,
+                             const std::function<isl::union_pw_aff(const std::string &, const isl::union_set &)> &member) {
+  if (filter.children.size() != 1 || filter.children[0].kind != TreeNode::Kind::Band) return {std::move(filter)};
+  TreeNode &band = filter.children[0];
+  if (!band.band || band.band->schedule.size() != 1 || band.children.size() != 1 ||
+      band.children[0].kind != TreeNode::Kind::Sequence)
+    return {std::move(filter)};
+  const std::vector<TreeNode> &groups = band.children[0].children;
+  const isl::union_pw_aff upa = band.band->schedule.at(0);
+  auto set_of = [&](std::size_t from, std::size_t to) {
+    isl::union_set u = isl::union_set::empty(domain.ctx());
+    for (std::size_t g = from; g < to; ++g) u = u.unite(*groups[g].filter);
+    return u.intersect(domain);
+  };
+  for (const TreeNode &g : groups)
+    if (g.kind != TreeNode::Kind::Filter || !g.filter) return {std::move(filter)};
+  std::vector<std::size_t> cuts{0};
+  for (std::size_t k = 1; k < groups.size(); ++k) {
+    isl::union_set before = set_of(cuts.back(), k), after = set_of(k, groups.size());
+    auto a = band_range(upa, before), b = band_range(upa, after);
+    if (a && b && a->second.le(b->first) && loop(before) && loop(after)) cuts.push_back(k);
+  }
+  if (cuts.size() == 1) return {std::move(filter)};
+  cuts.push_back(groups.size());
+  std::vector<TreeNode> out;
+  for (std::size_t c = 0; c + 1 < cuts.size(); ++c) {
+    isl::union_set of = set_of(cuts[c], cuts[c + 1]);
+    const long lo = band_range(upa, of)->first.get_num_si();
+    TreeNode copy = band;
+    copy.band->schedule = isl::multi_union_pw_aff(upa.intersect_domain(of).sub(member(std::to_string(lo), of)));
+    copy.children[0].children.assign(groups.begin() + static_cast<std::ptrdiff_t>(cuts[c]),
+                                     groups.begin() + static_cast<std::ptrdiff_t>(cuts[c + 1]));
+    TreeNode f;
+    f.kind = TreeNode::Kind::Filter;
+    f.filter = of;
+    f.children.push_back(std::move(copy));
+    out.push_back(std::move(f));
+  }
+  return out;
 }
 
 }  // namespace
@@ -82,7 +148,22 @@ InterleaveRowsResult interleave_rows(const Scop &scop, const isl::schedule &sche
   spec.isolate.reset();
   // Into nested sequences too (Softmax's max and exp groups under one
   // filter): each innermost group runs the rows of the tile.
+  // A group whose statements isl fused with a shift (Softmax's max, then
+  // its exp and sum) is first cut into its phases, so that the tile's rows
+  // all finish one phase before any starts the next.
+  auto loop = [&](const isl::union_set &of) {
+    for (const ScopStatement &st : scop.statements)
+      if (static_cast<int>(st.indices.size()) > n && !of.intersect(isl::union_set(st.domain)).is_empty()) return true;
+    return false;
+  };
   std::function<void(TreeNode &)> sink = [&](TreeNode &seq) {
+    std::vector<TreeNode> split;
+    for (TreeNode &filter : seq.children) {
+      std::vector<TreeNode> p = phases(std::move(filter), domain, loop, member);
+      res.phases_split += static_cast<long>(p.size()) - 1;
+      for (TreeNode &f : p) split.push_back(std::move(f));
+    }
+    seq.children = std::move(split);
     for (TreeNode &filter : seq.children) {
       if (!filter.children.empty() && filter.children[0].kind == TreeNode::Kind::Sequence) {
         sink(filter.children[0]);

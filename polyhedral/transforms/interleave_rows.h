@@ -21,6 +21,12 @@
 //       filter {exp, sum, sum_init}: mark "unroll" -> band [i1] -> band [i2]
 //       filter {div}:                mark "unroll" -> band [i1] -> band [i2]
 //
+// A group that isl fused with a shift (a Softmax alone: the max at i, the
+// exp and sum at 63 + i, in one band) is first cut into its phases, each a
+// filter over a copy of the band over its part of the sequence, the order of
+// execution unchanged; so the tile's rows finish their max before any starts
+// its exp, as they do when the groups are separate.
+//
 // Legal when the rows are independent; the caller checks (check_legality).
 #pragma once
 
@@ -45,6 +51,7 @@ struct InterleaveRowsResult {
   isl::schedule schedule;  ///< the input when not applied
   bool applied = false;
   long rows = 0;           ///< R
+  long phases_split = 0;   ///< groups cut into phases (isl's shifted fusion of a max and an exp)
   std::string reason;      ///< why not, when not applied
 };
 
