@@ -126,25 +126,26 @@ poly::LKernel erf_ratio(const std::string &name, int lanes, std::optional<std::i
   return k;
 }
 
-TEST_CASE("cpu vectors: a loop of long chains runs two vectors side by side, the rest at the native width") {
-  // 8 lanes: the main loop's type is <16 x float> (two 8-lane vectors, which
-  // LLVM splits into two chains), then 8-lane vectors and scalars.
+TEST_CASE("cpu vectors: a loop of long chains runs four vectors side by side, the rest at the native width") {
+  // 8 lanes: the main loop's type is <32 x float> (four 8-lane vectors, which
+  // LLVM splits into four chains), then 8-lane vectors and scalars.
   std::string ir = emit_llvm_ir({erf_ratio("jam", 8, std::nullopt)});
-  CHECK(ir.find("fdiv contract <16 x float>") != std::string::npos);
+  CHECK(ir.find("fdiv contract <32 x float>") != std::string::npos);
   CHECK(ir.find("fdiv contract <8 x float>") != std::string::npos);
   CHECK(ir.find("j.jheader") != std::string::npos);
   // A light body (scale_rows: a multiply-add) is not jammed.
-  CHECK(emit_llvm_ir({scale_rows("light", 8)}).find("<16 x float>") == std::string::npos);
-  // A constant trip below two jammed steps is not either.
-  CHECK(emit_llvm_ir({erf_ratio("short", 8, 31)}).find("<16 x float>") == std::string::npos);
+  CHECK(emit_llvm_ir({scale_rows("light", 8)}).find("<32 x float>") == std::string::npos);
+  // Nor is a short constant trip (straight-line code); a long one is.
+  CHECK(emit_llvm_ir({erf_ratio("short", 8, 63)}).find("<32 x float>") == std::string::npos);
+  CHECK(emit_llvm_ir({erf_ratio("enough", 8, 1037)}).find("<32 x float>") != std::string::npos);
 }
 
 TEST_CASE("cpu vectors: jammed loops of odd and symbolic lengths equal scalar code (JIT and C)") {
   std::vector<poly::LKernel> ks;
-  const std::vector<std::int64_t> sizes = {1, 7, 15, 16, 17, 31, 32, 33, 47, 64, 100, 1000, 1037};
+  const std::vector<std::int64_t> sizes = {1, 7, 15, 16, 17, 31, 32, 33, 47, 63, 64, 65, 100, 127, 128, 1000, 1037};
   ks.push_back(erf_ratio("sym8", 8, std::nullopt));
   ks.push_back(erf_ratio("sym16", 16, std::nullopt));
-  for (std::int64_t m : {33L, 100L, 1037L}) ks.push_back(erf_ratio("c" + std::to_string(m), 8, m));
+  for (std::int64_t m : {33L, 65L, 100L, 1037L}) ks.push_back(erf_ratio("c" + std::to_string(m), 8, m));
   ks.push_back(erf_ratio("scalar", 0, std::nullopt));
   for (auto &[path, exe] : both_paths(ks)) {
     for (std::int64_t m : sizes) {
@@ -154,7 +155,7 @@ TEST_CASE("cpu vectors: jammed loops of odd and symbolic lengths equal scalar co
       void *ref_args[] = {X.data(), R.data()};
       exe->run("scalar", ref_args, params);
       std::vector<std::string> names = {"sym8", "sym16"};
-      if (m == 33 || m == 100 || m == 1037) names.push_back("c" + std::to_string(m));
+      if (m == 33 || m == 65 || m == 100 || m == 1037) names.push_back("c" + std::to_string(m));
       for (const std::string &n : names) {
         for (std::int64_t j = 0; j < m; ++j) Z.set(j, -1);
         void *args[] = {X.data(), Z.data()};
