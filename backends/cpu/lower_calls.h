@@ -18,7 +18,8 @@ namespace atl::cpu {
 llvm::Value *emit_call(llvm::IRBuilder<> &b, llvm::Module &m, compute::Func f, const std::vector<llvm::Value *> &args,
                        llvm::Type *vt);
 
-/// f(args) on <lanes x float> vectors: inline approximations and intrinsics only, no calls.
+/// f(args) on <lanes x float> vectors: inline approximations and intrinsics only, no calls
+/// once optimised (exp is a call of an always-inline function until then, see emit_exp).
 llvm::Value *emit_vector_call(llvm::IRBuilder<> &b, compute::Func f, const std::vector<llvm::Value *> &args);
 
 /// The x of a Gelu as the graph writes it, 0.5 * x * (1 + erf(x * 0.7071067811865476))

@@ -1016,7 +1016,7 @@ private:
     case LExprKind::Min: return pick(vector_value(*e.args[0]), vector_value(*e.args[1]), false);
     case LExprKind::Max: return pick(vector_value(*e.args[0]), vector_value(*e.args[1]), true);
     case LExprKind::Call: {
-      // Vector code is f32 only: inline approximations (vector_math.h), no calls.
+      // Vector code is f32 only: inline approximations (vector_math.h), no calls once inlined.
       std::vector<llvm::Value *> a;
       for (const poly::LExprPtr &x : e.args) a.push_back(vector_value(*x));
       return emit_vector_call(b_, e.func, a);

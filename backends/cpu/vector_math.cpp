@@ -1,4 +1,4 @@
-// Inline f32 exp, log, tanh, sigmoid and erf emitted as LLVM IR (scalar or <N x float>).
+// Inline f32 exp, log, tanh, sigmoid, erf and Gelu emitted as LLVM IR (scalar or <N x float>).
 //
 // Coefficients were fitted for this file (weighted least squares on Chebyshev
 // nodes, linearised for erf's rational, with Lawson reweighting towards
@@ -11,7 +11,6 @@
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
-#include <llvm/IR/MDBuilder.h>
 
 #include <cmath>
 #include <cstdint>

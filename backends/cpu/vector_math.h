@@ -1,4 +1,4 @@
-// Emitters of inline LLVM IR for f32 exp, log, tanh, sigmoid and erf (scalar or vector).
+// Emitters of inline LLVM IR for f32 exp, log, tanh, sigmoid, erf and Gelu (scalar or vector).
 #pragma once
 
 #include <llvm/IR/IRBuilder.h>
@@ -7,9 +7,11 @@ namespace atl::cpu {
 
 // Every emitter takes `x` of type float or <N x float> and returns a value of
 // the same type, computed with plain arithmetic, llvm.fma, integer bit tricks
-// and selects (no calls). Scalar code has no branches; a vector exp (and so a
-// vector sigmoid) branches around its rare wide-range scaling (see emit_exp),
-// so the builder's insertion block changes.
+// and selects, with no branches in the caller's blocks, so loops using them
+// vectorise. A vector exp (and so a vector sigmoid) is a call of an internal
+// always-inline function of the module with no memory effects, whose body
+// branches around its rare wide-range case (see emit_exp); every
+// optimisation level inlines it, so optimised code calls nothing.
 // The instructions carry no fast-math flags; results do not depend on the
 // vector width (scalar and vector lanes are bit-identical). Error bounds are
 // those measured by tests/unit/backends/cpu/vector_math_test.cpp against
@@ -17,10 +19,9 @@ namespace atl::cpu {
 
 /// e^x. Max error 1.04 ulp for normal results. x > 88.7228 -> +inf,
 /// x < -103.98 -> +0; results in the denormal range are computed (not
-/// flushed; error <= 1 denormal ulp). NaN -> NaN. A vector whose lanes all
-/// have n = round(x / ln 2) in [-126, 127] scales by 2^n once; one with a
-/// lane beyond (a result at the ends of the float range, or NaN) branches to
-/// two scales. The bits are the same either way.
+/// flushed; error <= 1 denormal ulp). NaN -> NaN. A vector with every lane in
+/// [-87, 88] scales by 2^n once; one with a lane beyond (or NaN) branches to
+/// the full range's two scales. The bits are the same either way.
 llvm::Value *emit_exp(llvm::IRBuilder<> &b, llvm::Value *x);
 
 /// Natural log. Max error 0.87 ulp (denormal inputs included). log(+-0) = -inf,
