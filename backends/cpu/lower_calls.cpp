@@ -30,22 +30,9 @@ llvm::Value *libm(llvm::IRBuilder<> &b, llvm::Module &m, llvm::Type *vt, const c
   return call;
 }
 
-/// True when `a` and `b` are the same expression.
-bool same(const poly::LExpr &a, const poly::LExpr &b) {
-  if (a.kind != b.kind || a.type != b.type || a.ival != b.ival || a.name != b.name || a.args.size() != b.args.size())
-    return false;
-  if (!(a.fval == b.fval || (a.fval != a.fval && b.fval != b.fval))) return false;
-  if (a.kind == poly::LExprKind::Unary && a.unop != b.unop) return false;
-  if (a.kind == poly::LExprKind::Binary && a.binop != b.binop) return false;
-  if (a.kind == poly::LExprKind::Call && a.func != b.func) return false;
-  for (std::size_t i = 0; i < a.args.size(); ++i)
-    if (!a.args[i] != !b.args[i] || (a.args[i] && !same(*a.args[i], *b.args[i]))) return false;
-  return true;
-}
-
 bool is_constant(const poly::LExpr &e, double v) { return e.kind == poly::LExprKind::Float && e.fval == v; }
 
-/// The operands of a value `op` b (in either order when `c` matches one of them).
+/// True when `e` is a value expression a `op` b.
 bool binary(const poly::LExpr &e, compute::BinOp op) {
   return e.kind == poly::LExprKind::Binary && e.type == poly::LType::Value && e.binop == op && e.args.size() == 2 &&
          e.args[0] && e.args[1];
@@ -70,7 +57,7 @@ const poly::LExpr *gelu_argument(const poly::LExpr &e) {
         one_plus->args.size() != 1 || !one_plus->args[0])
       continue;
     const poly::LExpr *y = with_constant(*one_plus->args[0], compute::BinOp::Mul, 0.7071067811865476);
-    if (y && same(*x, *y)) return x;
+    if (y && poly::same_expr(*x, *y)) return x;
   }
   return nullptr;
 }

@@ -144,15 +144,6 @@ private:
     return -1;
   }
 
-  static bool same(const LExpr &a, const LExpr &b) {
-    if (a.kind != b.kind || a.ival != b.ival || a.name != b.name || a.binop != b.binop || a.unop != b.unop ||
-        a.args.size() != b.args.size())
-      return false;
-    for (std::size_t i = 0; i < a.args.size(); ++i)
-      if (!same(*a.args[i], *b.args[i])) return false;
-    return true;
-  }
-
   /// `e` / d when every coefficient and constant of `e` is a multiple of d.
   static LExprPtr divided(const LExprPtr &e, std::int64_t d) {
     switch (e->kind) {
@@ -191,7 +182,7 @@ private:
     // The upper bound (or one argument of a min) is init + c with c < d.
     auto near = [&](const LExprPtr &u) {
       if (u->kind == LExprKind::Int && loop->init->kind == LExprKind::Int) return u->ival - loop->init->ival < d;
-      return u->kind == LExprKind::Binary && u->binop == BinOp::Add && same(*u->args[0], *loop->init) &&
+      return u->kind == LExprKind::Binary && u->binop == BinOp::Add && same_expr(*u->args[0], *loop->init) &&
              u->args[1]->kind == LExprKind::Int && u->args[1]->ival < d;
     };
     const LExprPtr &u = loop->cond->args[1];

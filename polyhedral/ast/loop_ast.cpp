@@ -277,6 +277,24 @@ LExprPtr copy_expr(const LExprPtr &e, const std::function<void(LExpr &)> &f) {
 
 }  // namespace
 
+bool same_expr(const LExpr &a, const LExpr &b) {
+  if (a.kind != b.kind || a.type != b.type || a.args.size() != b.args.size()) return false;
+  switch (a.kind) {
+  case LExprKind::Int: return a.ival == b.ival;
+  case LExprKind::Float: return a.fval == b.fval;
+  case LExprKind::Var: return a.name == b.name;
+  case LExprKind::Unary: if (a.unop != b.unop) return false; break;
+  case LExprKind::Binary: if (a.binop != b.binop) return false; break;
+  case LExprKind::Call: if (a.func != b.func) return false; break;
+  case LExprKind::Load: if (a.name != b.name) return false; break;
+  case LExprKind::Min: case LExprKind::Max: case LExprKind::Select: case LExprKind::GuardedLoad:
+  case LExprKind::ToValue: case LExprKind::ToIndex: break;
+  }
+  for (std::size_t i = 0; i < a.args.size(); ++i)
+    if (!same_expr(*a.args[i], *b.args[i])) return false;
+  return true;
+}
+
 LStmtPtr copy_loop_ast(const LStmtPtr &s, const std::function<void(LExpr &)> &expr,
                        const std::function<void(const LStmt &original, LStmt &copy)> &stmt) {
   if (!s) return s;

@@ -129,6 +129,10 @@ struct LKernel {
 /// (explain --stage ast).
 void print_loop_ast(std::ostream &os, const LKernel &kernel);
 
+/// True when `a` and `b` are the same expression (kind, type, operator,
+/// constant, name and operands).
+bool same_expr(const LExpr &a, const LExpr &b);
+
 /// A deep copy of `s` for rewriting passes: `expr` is applied to every copied
 /// expression after its operands, `stmt` to every copied statement after its
 /// parts, with the statement it copies (null callbacks do nothing).

@@ -20,24 +20,6 @@ struct Access {
   bool guarded = false;  ///< a guarded load: its bounds check reads the array's shape
 };
 
-bool same(const LExpr &a, const LExpr &b) {
-  if (a.kind != b.kind || a.type != b.type || a.args.size() != b.args.size()) return false;
-  switch (a.kind) {
-  case LExprKind::Int: return a.ival == b.ival;
-  case LExprKind::Float: return a.fval == b.fval;
-  case LExprKind::Var: return a.name == b.name;
-  case LExprKind::Unary: if (a.unop != b.unop) return false; break;
-  case LExprKind::Binary: if (a.binop != b.binop) return false; break;
-  case LExprKind::Call: if (a.func != b.func) return false; break;
-  case LExprKind::Load: if (a.name != b.name) return false; break;
-  case LExprKind::Min: case LExprKind::Max: case LExprKind::Select: case LExprKind::GuardedLoad:
-  case LExprKind::ToValue: case LExprKind::ToIndex: break;
-  }
-  for (std::size_t i = 0; i < a.args.size(); ++i)
-    if (!same(*a.args[i], *b.args[i])) return false;
-  return true;
-}
-
 /// `iterator`, `iterator + c` or `iterator - c`.
 bool is_shifted_iterator(const LExpr &e, const std::string &iterator) {
   if (e.kind == LExprKind::Var) return e.name == iterator;
@@ -120,7 +102,7 @@ std::optional<Plan> plan_for(const LArray &array, const std::vector<Access> &acc
   for (const Access &a : accesses) {
     if (a.indices->size() != rank) return std::nullopt;
     for (std::size_t d = 0; d < rank; ++d)
-      if (!same(*(*a.indices)[d], *(*accesses[0].indices)[d])) uniform[d] = false;
+      if (!same_expr(*(*a.indices)[d], *(*accesses[0].indices)[d])) uniform[d] = false;
   }
   const std::vector<LExprPtr> &idx = *accesses[0].indices;
   // The chain C: outermost common loops, each the subscript of a uniform dimension.
