@@ -290,18 +290,28 @@ void print_polyhedral_parts(std::ostream &os, const Graph &graph, const Args &a)
     os << "loop nests: not available, the polyhedral layer failed: " << e.what() << "\n";
     return;
   }
-  long split = 0;
-  for (const ClusterLayout &l : scheduled.layouts) split += l.split();
-  os << "loop nests of the kernels (polyhedral layer): " << split << (split == 1 ? " cluster split\n" : " clusters split\n");
-  for (const ClusterLayout &l : scheduled.layouts) {
-    if (l.nodes.size() < 2) continue;
-    os << "  kernel " << l.name << ": " << l.loop_nests << (l.loop_nests == 1 ? " loop nest" : " loop nests");
-    os << (l.split() ? ", split into" : ", one part:");
-    for (const auto &part : l.parts) {
+  auto print_parts = [&](const std::vector<std::vector<std::string>> &parts) {
+    for (const auto &part : parts) {
       os << " [";
       for (std::size_t i = 0; i < part.size(); ++i) os << (i ? " " : "") << part[i];
       os << "]";
     }
+  };
+  long split = clusters_split(scheduled.layouts);
+  os << "loop nests of the kernels (polyhedral layer): " << split << (split == 1 ? " cluster split\n" : " clusters split\n");
+  std::string cut;  // the split cluster whose kernels are being listed
+  for (const ClusterLayout &l : scheduled.layouts) {
+    if (!l.split_from.name.empty() && l.split_from.name != cut) {
+      cut = l.split_from.name;
+      os << "  cluster " << cut << ": " << l.split_from.loop_nests << " loop nests, split into";
+      print_parts(l.split_from.parts);
+      os << ", compiled as kernels of their own:\n";
+    }
+    if (l.nodes.size() < 2 && l.split_from.name.empty()) continue;
+    os << (l.split_from.name.empty() ? "  kernel " : "    kernel ") << l.name << ": " << l.loop_nests
+       << (l.loop_nests == 1 ? " loop nest" : " loop nests");
+    os << (l.split() ? ", split into" : ", one part:");
+    print_parts(l.parts);
     os << "\n";
   }
 }

@@ -114,4 +114,14 @@ ClusterLayout cluster_layout(const Graph &graph, const std::vector<NodeId> &clus
   return layout;
 }
 
+long clusters_split(const std::vector<ClusterLayout> &layouts) {
+  long split = 0;
+  std::set<std::string> cut;
+  for (const ClusterLayout &l : layouts) {
+    if (!l.split_from.name.empty()) split += cut.insert(l.split_from.name).second;
+    else split += l.split();
+  }
+  return split;
+}
+
 }  // namespace atl

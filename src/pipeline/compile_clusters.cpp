@@ -65,17 +65,38 @@ ScheduledGraph schedule_graph(const Graph &graph, const CompileOptions &options)
   const auto &clusters = out.plan.fusion.clusters;
   check_tree_keys(g, clusters);
   check_tile_keys(g, clusters);
+  std::vector<std::vector<NodeId>> kernels;  // the clusters, split ones cut into their pieces
   for (const auto &cluster : clusters) {
-    const Node &first = g.node(cluster.front());
-    poly::PolyOptions po = cluster_options(g, first.name, clusters.size(), options);
-    try {
-      out.clusters.push_back(poly::compile_cluster(g, cluster, po));
-    } catch (const UserError &e) {
-      throw e.with({first.pointer, g.name, first.name});
+    auto compile = [&](const std::vector<NodeId> &nodes) {
+      const Node &first = g.node(nodes.front());
+      poly::PolyOptions po = cluster_options(g, first.name, clusters.size(), options);
+      try {
+        poly::ClusterResult r = poly::compile_cluster(g, nodes, po);
+        for (const auto &[stage, ms] : r.timings_ms) out.stage_ms[stage] += ms;
+        return r;
+      } catch (const UserError &e) {
+        throw e.with({first.pointer, g.name, first.name});
+      }
+    };
+    poly::ClusterResult result = compile(cluster);
+    ClusterLayout layout = cluster_layout(g, cluster, result);
+    // A schedule the user gave, or tile sizes given for this cluster, are kept as given.
+    const poly::PolyOptions po = cluster_options(g, g.node(cluster.front()).name, clusters.size(), options);
+    std::vector<ClusterPiece> pieces;
+    if (layout.split() && po.tree.empty() && !po.tile_hint) pieces = split_cluster(g, cluster, layout, compile);
+    if (pieces.empty()) {
+      kernels.push_back(cluster);
+      out.clusters.push_back(std::move(result));
+      out.layouts.push_back(std::move(layout));
+      continue;
     }
-    out.layouts.push_back(cluster_layout(g, cluster, out.clusters.back()));
-    for (const auto &[stage, ms] : out.clusters.back().timings_ms) out.stage_ms[stage] += ms;
+    for (ClusterPiece &p : pieces) {
+      kernels.push_back(std::move(p.nodes));
+      out.clusters.push_back(std::move(p.result));
+      out.layouts.push_back(std::move(p.layout));
+    }
   }
+  out.plan.fusion.clusters = std::move(kernels);
   return out;
 }
 

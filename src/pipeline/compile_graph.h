@@ -45,7 +45,17 @@ struct ClusterLayout {
   std::vector<std::vector<std::string>> parts;
   /// More than one part: the fusion decided in the graph did not happen in the code.
   bool split() const { return parts.size() > 1; }
+  /// The cluster this kernel was cut from (split_cluster), as it was laid
+  /// out then: its name, loop nests and parts. Empty name: not cut.
+  struct Origin {
+    std::string name;
+    int loop_nests = 0;
+    std::vector<std::vector<std::string>> parts;
+  } split_from;
 };
+
+/// Clusters the polyhedral layer split: laid out split, or cut into kernels (split_from).
+long clusters_split(const std::vector<ClusterLayout> &layouts);
 
 /// The layout of a compiled cluster (nodes of `graph`, the graph it was
 /// compiled from), read from the Store statements (NODE_k, NODE_k_init) of
@@ -110,6 +120,31 @@ PreparedGraph prepare_graph(const Graph &graph);
 /// hint that cannot be honoured is a UserError naming it.
 poly::PolyOptions cluster_options(const Graph &graph, const std::string &cluster, std::size_t num_clusters,
                                   const CompileOptions &options);
+
+/// One kernel cut from a split cluster: its nodes (in the cluster's order),
+/// their compiled code and its layout.
+struct ClusterPiece {
+  std::vector<NodeId> nodes;
+  poly::ClusterResult result;
+  ClusterLayout layout;
+};
+
+/// Compiles a group of nodes as one cluster (with the options its first node's name gives).
+using CompilePiece = std::function<poly::ClusterResult(const std::vector<NodeId> &)>;
+
+/// A cluster whose schedule split it (`layout`, from the scheduler, no
+/// given tree) between two or more parts with heavy operators
+/// (fusion::is_heavy), as kernels of their own: its parts, in order, each
+/// joined to the next while the union has one heavy part at most, is legal
+/// (fusion::find_reentry) and `compile` lays it out as one part. Each part then gets the schedule, tiles
+/// and vector code it gets as a cluster of its own, instead of a share of a
+/// schedule made for nests that do not share a loop: a depthwise Conv and
+/// the 1x1 Conv after it in one `fuse` group run as two kernels, not as a
+/// vectorized depthwise nest and a scalar, untiled 1x1 nest. Every piece's
+/// layout records the cluster in `split_from`. Empty when the layout is not
+/// split between heavy parts, or some operator is in no part.
+std::vector<ClusterPiece> split_cluster(const Graph &graph, const std::vector<NodeId> &cluster,
+                                        const ClusterLayout &layout, const CompilePiece &compile);
 
 /// A graph through the polyhedral layer exactly as compile_graph compiles it.
 struct ScheduledGraph {

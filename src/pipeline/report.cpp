@@ -11,14 +11,17 @@ nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 
 /// Per kernel, its cluster as the polyhedral layer laid it out: operators,
 /// outermost loop nests, the operators grouped by shared nests, and `split`
-/// (a fused cluster whose operators share no loop). The compile phase puts
+/// (a fused cluster whose operators share no loop), and `split_from` (the
+/// cluster a kernel was cut from, split_cluster). The compile phase puts
 /// these fields in every kernel entry of manifest_kernels.
 nlohmann::json clusters_json(const GraphResult &g) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto &k : g.manifest_kernels)
-    if (k.contains("cluster") && k.contains("split"))
+    if (k.contains("cluster") && k.contains("split")) {
       out.push_back({{"name", k["cluster"]}, {"nodes", k["nodes"]}, {"loop_nests", k["loop_nests"]},
                      {"parts", k["parts"]}, {"split", k["split"]}});
+      if (k.contains("split_from")) out.back()["split_from"] = k["split_from"];
+    }
   return out;
 }
 

@@ -261,7 +261,10 @@ std::map<std::string, std::int64_t> max_point(const Graph &g) {
 /// How the polyhedral layer laid out a kernel's cluster (ClusterLayout), for
 /// manifest.json's kernels and report.json's `clusters`.
 nlohmann::json layout_json(const ClusterLayout &l) {
-  return {{"nodes", l.nodes}, {"loop_nests", l.loop_nests}, {"parts", l.parts}, {"split", l.split()}};
+  nlohmann::json j = {{"nodes", l.nodes}, {"loop_nests", l.loop_nests}, {"parts", l.parts}, {"split", l.split()}};
+  if (!l.split_from.name.empty())
+    j["split_from"] = {{"cluster", l.split_from.name}, {"loop_nests", l.split_from.loop_nests}, {"parts", l.split_from.parts}};
+  return j;
 }
 
 /// Every kernel's cluster and layout. `compile` lists the kernels in full
@@ -412,9 +415,7 @@ std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const Pipeli
   if (r.stats) {  // what the optimizer did, summed over the kernels
     for (const auto &c : compiled.clusters)
       for (const auto &[what, count] : c.stats) (*r.stats)[what] = (*r.stats).value(what, 0L) + count;
-    long split = 0;
-    for (const ClusterLayout &l : compiled.layouts) split += l.split();
-    (*r.stats)["clusters_split"] = split;
+    (*r.stats)["clusters_split"] = clusters_split(compiled.layouts);
   }
   record_memory(graph, compiled, o, r);
   r.manifest_kernels = kernel_layouts(compiled);

@@ -264,6 +264,87 @@ TEST_CASE("cluster_layout: nests are read through top-level ifs; stores outside 
   CHECK_FALSE(one.split());
 }
 
+/// A depthwise 3x3 Conv, a Relu and a 1x1 Conv (MobileNet's depthwise and
+/// project), all three in one explicit `fuse` group.
+Graph depthwise_project_group(nlohmann::json tree = nullptr) {
+  Graph g;
+  g.name = "dwp";
+  g.pointer = "/graphs/0";
+  g.add_input("x", {DType::F32, {1, 8, 10, 13}}, "uniform(-1,1)");
+  g.add_weight("w_dw", {DType::F32, {8, 1, 3, 3}}, "uniform(-0.5,0.5)");
+  g.add_weight("w_p", {DType::F32, {5, 8, 1, 1}}, "uniform(-0.5,0.5)");
+  g.add_node(node("Conv", {"x", "w_dw"}, "d", "dw", {{"group", 8}, {"pads", {1, 1, 1, 1}}, {"kernel_shape", {3, 3}}}));
+  g.add_node(node("Relu", {"d"}, "r", "relu"));
+  g.add_node(node("Conv", {"r", "w_p"}, "y", "proj"));
+  g.add_output("y");
+  g.schedule.fuse = nlohmann::json::array({{"dw", "relu", "proj"}});
+  g.schedule.tree = std::move(tree);
+  g.finalize();
+  return g;
+}
+
+TEST_CASE("split_cluster: a fused cluster whose schedule splits two convolutions apart runs as two kernels") {
+  Graph g = depthwise_project_group();
+  CompileOptions co;
+  co.executable = false;
+  CompiledGraph c = compile_graph(g, co);
+  // isl puts the depthwise and the 1x1 Conv in loop nests of their own; each
+  // becomes a kernel, compiled as a cluster of its own.
+  REQUIRE(c.layouts.size() == 2);
+  CHECK(c.layouts[0].nodes == std::vector<std::string>{"dw", "relu"});
+  CHECK(c.layouts[1].nodes == std::vector<std::string>{"proj"});
+  for (const ClusterLayout &l : c.layouts) {
+    CHECK_FALSE(l.split());
+    CHECK(l.split_from.name == "dw");
+    CHECK(l.split_from.parts.size() >= 2);
+    CHECK(l.split_from.loop_nests >= 2);
+  }
+  CHECK(clusters_split(c.layouts) == 1);
+  // The 1x1 Conv gets its own schedule: vector code (in the split cluster it
+  // was a scalar nest under the depthwise's schedule).
+  CHECK(c.clusters[1].stats["loops_vectorized"] > 0);
+
+  // Run and checked against the reference interpreter; report.json records the split.
+  Batch b = one_graph_batch(g);
+  PipelineOptions o;
+  o.mode = PipelineOptions::Mode::Run;
+  o.verify = true;
+  o.stats = true;
+  BatchResult r = run_pipeline(b, o);
+  REQUIRE_MESSAGE(r.graphs[0].ok, r.graphs[0].error);
+  REQUIRE(r.graphs[0].verify.has_value());
+  CHECK(r.graphs[0].verify->passed);
+  CHECK(r.graphs[0].kernels == 2);
+  nlohmann::json j = report_json(r);
+  const nlohmann::json &clusters = j["graphs"][0]["clusters"];
+  REQUIRE(clusters.size() == 2);
+  CHECK(clusters[1]["name"] == "proj");
+  CHECK(clusters[1]["split_from"]["cluster"] == "dw");
+  CHECK(clusters[1]["split_from"]["parts"].size() >= 2);
+  CHECK(j["graphs"][0]["stats"]["clusters_split"] == 1);
+}
+
+TEST_CASE("split_cluster: a split between one heavy part and its epilogues stays one kernel") {
+  // The diamond's operators are all elementwise: the given schedule splits
+  // them, and they stay one kernel (the epilogue nests write in place).
+  Graph g = diamond(split_tree());
+  ClusterLayout l;
+  l.name = "a";
+  l.nodes = {"a", "b", "c", "d"};
+  l.loop_nests = 2;
+  l.parts = {{"a"}, {"b", "c", "d"}};
+  int compiles = 0;
+  auto compile = [&](const std::vector<NodeId> &) {
+    ++compiles;
+    return poly::ClusterResult{};
+  };
+  CHECK(split_cluster(g, {0, 1, 2, 3}, l, compile).empty());
+  CHECK(compiles == 0);
+  CompileOptions co;
+  co.executable = false;
+  CHECK(compile_graph(g, co).layouts.size() == 1);
+}
+
 TEST_CASE("report.json: per graph, each kernel's cluster with loop nests and split; --stats counts splits") {
   Batch b = one_graph_batch(diamond(split_tree()));
   PipelineOptions o;

@@ -1,0 +1,93 @@
+// Kernels of their own for the parts of a cluster that its schedule put in separate loop nests.
+#include "src/pipeline/compile_graph.h"
+
+#include "graph/fusion/check_legality.h"
+#include "graph/fusion/node_facts.h"
+
+#include <optional>
+#include <set>
+
+namespace atl {
+
+namespace {
+
+/// The nodes of `cluster` whose names are in `names`, in the cluster's order.
+std::vector<NodeId> members(const Graph &graph, const std::vector<NodeId> &cluster,
+                            const std::set<std::string> &names) {
+  std::vector<NodeId> out;
+  for (NodeId v : cluster)
+    if (names.count(graph.node(v).name)) out.push_back(v);
+  return out;
+}
+
+}  // namespace
+
+std::vector<ClusterPiece> split_cluster(const Graph &graph, const std::vector<NodeId> &cluster,
+                                        const ClusterLayout &layout, const CompilePiece &compile) {
+  if (!layout.split()) return {};
+  // Every operator must be in a part: one that computes nothing would have no kernel to run in.
+  std::size_t in_parts = 0;
+  for (const auto &part : layout.parts) in_parts += part.size();
+  if (in_parts != cluster.size()) return {};
+
+  // Only a split between heavy operators (contractions, reductions) is cut:
+  // an epilogue in a nest of its own still writes the kernel's output in
+  // place, where a kernel of its own would need an intermediate tensor.
+  auto heavy = [&](const std::vector<std::string> &part) {
+    for (NodeId v : members(graph, cluster, std::set<std::string>(part.begin(), part.end())))
+      if (fusion::is_heavy(fusion::node_kind(graph, v))) return true;
+    return false;
+  };
+  int heavy_parts = 0;
+  for (const auto &part : layout.parts) heavy_parts += heavy(part);
+  if (heavy_parts < 2) return {};
+
+  std::vector<ClusterPiece> pieces;
+  bool current_heavy = false;
+  std::set<std::string> current;  // names of the piece being grown
+  std::optional<ClusterPiece> compiled;  // `current` compiled, when it has been
+  auto finish = [&]() {
+    if (!compiled) {
+      ClusterPiece p;
+      p.nodes = members(graph, cluster, current);
+      p.result = compile(p.nodes);
+      p.layout = cluster_layout(graph, p.nodes, p.result);
+      compiled = std::move(p);
+    }
+    pieces.push_back(std::move(*compiled));
+    compiled.reset();
+  };
+  for (const auto &part : layout.parts) {
+    if (current.empty()) {
+      current.insert(part.begin(), part.end());
+      current_heavy = heavy(part);
+      continue;
+    }
+    const bool part_heavy = heavy(part);
+    // Join the next part when the union is still one kernel's worth: one
+    // heavy part at most, legal, and laid out as one part on its own.
+    std::set<std::string> joined = current;
+    joined.insert(part.begin(), part.end());
+    std::vector<NodeId> nodes = members(graph, cluster, joined);
+    if (!(current_heavy && part_heavy) && fusion::find_reentry(graph, nodes).empty()) {
+      ClusterPiece p;
+      p.nodes = nodes;
+      p.result = compile(p.nodes);
+      p.layout = cluster_layout(graph, p.nodes, p.result);
+      if (!p.layout.split()) {
+        current = std::move(joined);
+        current_heavy = current_heavy || part_heavy;
+        compiled = std::move(p);
+        continue;
+      }
+    }
+    finish();
+    current = std::set<std::string>(part.begin(), part.end());
+    current_heavy = part_heavy;
+  }
+  finish();
+  for (ClusterPiece &p : pieces) p.layout.split_from = {layout.name, layout.loop_nests, layout.parts};
+  return pieces;
+}
+
+}  // namespace atl
