@@ -7,6 +7,7 @@
 #include "graph/passes/band_depthwise_chain.h"
 #include "graph/passes/block_conv_layout.h"
 #include "graph/passes/pass_stats.h"
+#include "graph/passes/split_compute_node.h"
 
 #include <cstdint>
 #include <ostream>
@@ -28,6 +29,8 @@ struct SimplifyOptions {
   bool band_depthwise_chain = false;
   BandChainOptions band_chain;
   bool batchnorm_scale_shift = false;  ///< off by default for API compatibility; compile_graph turns it on
+  /// split_compute_node (off by default for API compatibility; compile_graph turns it on).
+  bool split_compute_node = false;
   /// pack_gemm_weights' panel width (0: off, the default for API compatibility;
   /// compile_graph passes the CPU register tile's width).
   int gemm_weight_panel = 0;

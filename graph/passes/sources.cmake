@@ -16,4 +16,5 @@ target_sources(atoll_graph PRIVATE
   passes/rebuild_graph.cpp
   passes/row_bands.cpp
   passes/simplify_graph.cpp
+  passes/split_compute_node.cpp
 )

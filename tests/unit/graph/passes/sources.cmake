@@ -12,5 +12,6 @@ target_sources(atoll_graph_tests PRIVATE
   unit/graph/passes/pack_gemm_weights_test.cpp
   unit/graph/passes/run_graph.cpp
   unit/graph/passes/simplify_graph_test.cpp
+  unit/graph/passes/split_compute_node_test.cpp
   unit/graph/passes/winograd_conv_test.cpp
 )

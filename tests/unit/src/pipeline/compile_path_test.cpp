@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <limits>
@@ -343,6 +344,43 @@ TEST_CASE("split_cluster: a split between one heavy part and its epilogues stays
   CompileOptions co;
   co.executable = false;
   CHECK(compile_graph(g, co).layouts.size() == 1);
+}
+
+TEST_CASE("split_compute_node: a Compute node of three contractions runs as three kernels equal to the reference") {
+  // MobileNet's expand -> depthwise -> project as one node, at odd sizes
+  // (partial register tiles and vectors).
+  for (auto [c, e, h, w] : std::vector<std::array<int, 4>>{{3, 10, 7, 9}, {5, 13, 11, 17}, {2, 7, 1, 31}}) {
+    CAPTURE(c);
+    CAPTURE(h);
+    CAPTURE(w);
+    Graph g;
+    g.name = "ir";
+    g.pointer = "/graphs/0";
+    g.add_input("x", {DType::F32, {1, c, h, w}}, "uniform(-1,1)");
+    g.add_weight("We", {DType::F32, {e, c}}, "uniform(-0.5,0.5)");
+    g.add_weight("Wd", {DType::F32, {e, 3, 3}}, "uniform(-0.5,0.5)");
+    g.add_weight("Wp", {DType::F32, {c, e}}, "uniform(-0.5,0.5)");
+    const std::string range =
+        " where c in 0:" + std::to_string(e) + ", h in 0:" + std::to_string(h) + ", w in 0:" + std::to_string(w);
+    g.add_node(node("Compute", {"x", "We", "Wd", "Wp"}, "y", "block",
+                    {{"expr", "e(c, h, w) +=! x(0, k, h, w) * We(c, k)\n"
+                              "ea(c, h, w) = min(max(e(c, h, w), 0), 6)\n"
+                              "d(c, h, w) +=! guard(ea(c, h + kh - 1, w + kw - 1), 0) * Wd(c, kh, kw)" +
+                                  range + ", kh in 0:3, kw in 0:3\n"
+                              "y(0, o, h, w) +=! d(c, h, w) * Wp(o, c)\n"
+                              "y(0, o, h, w) = y(0, o, h, w) + x(0, o, h, w)"}}));
+    g.add_output("y");
+    g.finalize();
+    Batch b = one_graph_batch(g);
+    PipelineOptions o;
+    o.mode = PipelineOptions::Mode::Run;
+    o.verify = true;
+    BatchResult r = run_pipeline(b, o);
+    REQUIRE_MESSAGE(r.graphs[0].ok, r.graphs[0].error);
+    CHECK(r.graphs[0].kernels == 3);
+    REQUIRE(r.graphs[0].verify.has_value());
+    CHECK(r.graphs[0].verify->passed);
+  }
 }
 
 TEST_CASE("report.json: per graph, each kernel's cluster with loop nests and split; --stats counts splits") {
