@@ -1,4 +1,4 @@
-// Splits a Compute node of several contractions into one node per contraction, each with the statements around it.
+// Splits a Compute node of several contractions (or a contraction and a reduction) into one node per contraction or run of reductions.
 #include "graph/passes/split_compute_node.h"
 
 #include "graph/compute/ast.h"
@@ -63,9 +63,11 @@ public:
       return {n};
     }
     const std::vector<compute::Statement> &sts = prog->statements;
-    std::vector<bool> heavy;
-    for (const auto &s : sts) heavy.push_back(contraction(s));
-    if (std::count(heavy.begin(), heavy.end(), true) < 2) return {n};
+    // Contractions, other reductions (`op=!`), and the rest.
+    enum class Kind { Contraction, Reduction, Other };
+    std::vector<Kind> kinds;
+    for (const auto &s : sts) kinds.push_back(contraction(s) ? Kind::Contraction : s.init ? Kind::Reduction : Kind::Other);
+    if (std::count(kinds.begin(), kinds.end(), Kind::Contraction) == 0) return {n};
     for (const std::string &t : n.inputs)
       if (t.empty() || !concrete_f32(g_.tensor(t).type)) return {n};
     for (const std::string &t : n.outputs)
@@ -92,20 +94,25 @@ public:
       return true;
     };
 
-    // Cuts: before each contraction that follows another, as late as allowed
-    // after the previous one (its epilogues stay with it).
+    // Cuts: before a contraction that follows a contraction or a reduction in
+    // its part, and before a reduction that follows a contraction; as late as
+    // allowed after the previous one (its epilogues stay with it).
     std::vector<std::size_t> cuts;
-    std::optional<std::size_t> last_heavy;
+    bool has_contraction = false, has_reduction = false;
+    std::size_t last = 0;  // the part's last contraction or reduction
     for (std::size_t i = 0; i < sts.size(); ++i) {
-      if (!heavy[i]) continue;
-      if (last_heavy) {
-        for (std::size_t c = i; c > *last_heavy; --c)
-          if (cut_allowed(c) && (cuts.empty() || c > cuts.back())) {
+      if (kinds[i] == Kind::Other) continue;
+      const bool contracts = kinds[i] == Kind::Contraction;
+      if (has_contraction || (contracts && has_reduction)) {
+        for (std::size_t c = i; c > last; --c)
+          if (cut_allowed(c)) {
             cuts.push_back(c);
+            has_contraction = has_reduction = false;
             break;
           }
       }
-      last_heavy = i;
+      (contracts ? has_contraction : has_reduction) = true;
+      last = i;
     }
     if (cuts.empty()) return {n};
 

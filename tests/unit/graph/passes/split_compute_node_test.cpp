@@ -88,6 +88,32 @@ TEST_CASE("split_compute_node keeps a node whole when a cut would separate write
             "y(j, i) = B(j, i) + v(i)") == 1);
 }
 
+TEST_CASE("split_compute_node: attention's QK^T, Softmax and PV as one node become three, the Softmax's reductions together") {
+  Graph g;
+  g.name = "att";
+  for (const char *t : {"q", "k", "v"}) g.add_input(t, {DType::F32, {2, 5, 3}});
+  g.add_node(compute({"q", "k", "v"}, "o", "att",
+                     "s(h, i, j) +=! q(h, i, d) * k(h, j, d)\ns(h, i, j) = s(h, i, j) * 0.5\nm(h, i) max=! s(h, i, j)\n"
+                     "p(h, i, j) = exp(s(h, i, j) - m(h, i))\nz(h, i) +=! p(h, i, j)\n"
+                     "p(h, i, j) = p(h, i, j) / z(h, i)\no(h, i, d) +=! p(h, i, j) * v(h, j, d)"));
+  g.add_output("o");
+  g.finalize();
+  PassStats st;
+  Graph out = split_compute_node(g, &st);
+  REQUIRE(out.num_nodes() == 3);
+  std::vector<std::string> exprs;
+  for (NodeId v : out.order()) exprs.push_back(out.node(v).attrs["expr"].get<std::string>());
+  // The scale stays with its contraction; the max, exp, sum and division run together.
+  CHECK(exprs[0] == "s(h, i, j) +=! q(h, i, d) * k(h, j, d)\ns(h, i, j) = s(h, i, j) * 0.5");
+  CHECK(exprs[1] ==
+        "m(h, i) max=! s(h, i, j)\np(h, i, j) = exp(s(h, i, j) - m(h, i))\nz(h, i) +=! p(h, i, j)\n"
+        "p(h, i, j) = p(h, i, j) / z(h, i)");
+  CHECK(exprs[2] == "o(h, i, d) +=! p(h, i, j) * v(h, j, d)");
+  CHECK(out.tensor("s").type.str() == "f32[2, 5, 5]");
+  CHECK(out.tensor("p").type.str() == "f32[2, 5, 5]");
+  CHECK(max_output_difference(g, out) < 1e-5);
+}
+
 TEST_CASE("split_compute_node: a temporary that a later contraction and a later epilogue read leaves once") {
   Graph g;
   g.name = "two";
