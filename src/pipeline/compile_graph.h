@@ -134,7 +134,8 @@ using CompilePiece = std::function<poly::ClusterResult(const std::vector<NodeId>
 
 /// A cluster whose schedule split it (`layout`, from the scheduler, no
 /// given tree) between two or more parts with heavy operators
-/// (fusion::is_heavy), as kernels of their own: its parts, in order, each
+/// (fusion::is_heavy), as kernels of their own: its parts, in an order in
+/// which each runs after the parts it reads (none if they read each other), each
 /// joined to the next while the union has one heavy part at most, is legal
 /// (fusion::find_reentry) and `compile` lays it out as one part. Each part then gets the schedule, tiles
 /// and vector code it gets as a cluster of its own, instead of a share of a

@@ -20,6 +20,43 @@ std::vector<NodeId> members(const Graph &graph, const std::vector<NodeId> &clust
   return out;
 }
 
+/// The parts in an order in which they can run as kernels: a part after
+/// every part whose outputs it reads (the order of their first loop nests
+/// where that allows; an initialisation isl hoisted can put a part's first
+/// nest before a nest it reads). Nullopt when the parts read each other.
+std::optional<std::vector<std::vector<std::string>>> kernel_order(const Graph &graph,
+                                                                  const std::vector<std::vector<std::string>> &parts) {
+  std::map<std::string, std::size_t> part_of;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    for (const std::string &n : parts[i]) part_of[n] = i;
+  std::vector<std::set<std::size_t>> after(parts.size());  // after[i]: parts that read part i
+  std::vector<int> waiting(parts.size(), 0);
+  for (NodeId v = 0; v < graph.num_nodes(); ++v) {
+    auto to = part_of.find(graph.node(v).name);
+    if (to == part_of.end()) continue;
+    for (const std::string &t : graph.node(v).inputs) {
+      if (t.empty()) continue;
+      std::optional<NodeId> u = graph.producer(t);
+      if (!u) continue;
+      auto from = part_of.find(graph.node(*u).name);
+      if (from == part_of.end() || from->second == to->second) continue;
+      if (after[from->second].insert(to->second).second) ++waiting[to->second];
+    }
+  }
+  std::vector<std::vector<std::string>> out;
+  std::vector<bool> done(parts.size(), false);
+  while (out.size() < parts.size()) {
+    std::size_t next = parts.size();
+    for (std::size_t i = 0; i < parts.size() && next == parts.size(); ++i)
+      if (!done[i] && waiting[i] == 0) next = i;
+    if (next == parts.size()) return std::nullopt;
+    done[next] = true;
+    out.push_back(parts[next]);
+    for (std::size_t j : after[next]) --waiting[j];
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<ClusterPiece> split_cluster(const Graph &graph, const std::vector<NodeId> &cluster,
@@ -41,6 +78,8 @@ std::vector<ClusterPiece> split_cluster(const Graph &graph, const std::vector<No
   int heavy_parts = 0;
   for (const auto &part : layout.parts) heavy_parts += heavy(part);
   if (heavy_parts < 2) return {};
+  std::optional<std::vector<std::vector<std::string>>> parts = kernel_order(graph, layout.parts);
+  if (!parts) return {};
 
   std::vector<ClusterPiece> pieces;
   bool current_heavy = false;
@@ -57,7 +96,7 @@ std::vector<ClusterPiece> split_cluster(const Graph &graph, const std::vector<No
     pieces.push_back(std::move(*compiled));
     compiled.reset();
   };
-  for (const auto &part : layout.parts) {
+  for (const auto &part : *parts) {
     if (current.empty()) {
       current.insert(part.begin(), part.end());
       current_heavy = heavy(part);

@@ -325,6 +325,26 @@ TEST_CASE("split_cluster: a fused cluster whose schedule splits two convolutions
   CHECK(j["graphs"][0]["stats"]["clusters_split"] == 1);
 }
 
+TEST_CASE("split_cluster: a part laid out before a part it reads runs after it") {
+  // As when isl hoists an initialisation: the 1x1 Conv's first nest comes first.
+  Graph g = depthwise_project_group();
+  ClusterLayout l;
+  l.name = "dw";
+  l.nodes = {"dw", "relu", "proj"};
+  l.loop_nests = 3;
+  l.parts = {{"proj"}, {"dw", "relu"}};
+  CompileOptions co;
+  co.executable = false;
+  auto compile = [&](const std::vector<NodeId> &nodes) {
+    return poly::compile_cluster(g, nodes, cluster_options(g, g.node(nodes.front()).name, 1, co));
+  };
+  std::vector<ClusterPiece> pieces = split_cluster(g, {0, 1, 2}, l, compile);
+  REQUIRE(pieces.size() == 2);
+  CHECK(pieces[0].layout.nodes == std::vector<std::string>{"dw", "relu"});
+  CHECK(pieces[1].layout.nodes == std::vector<std::string>{"proj"});
+  CHECK(pieces[1].layout.split_from.parts == l.parts);
+}
+
 TEST_CASE("split_cluster: a split between one heavy part and its epilogues stays one kernel") {
   // The diamond's operators are all elementwise: the given schedule splits
   // them, and they stay one kernel (the epilogue nests write in place).
