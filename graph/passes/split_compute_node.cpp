@@ -88,6 +88,8 @@ public:
     for (std::size_t i = 0; i < sts.size(); ++i)
       for (const std::string &t : reads[i])
         if (!inputs.count(t) && (!first_write.count(t) || first_write[t] > i)) return {n};
+    for (const std::string &t : n.outputs)
+      if (!first_write.count(t)) return {n};  // an output no statement writes
     auto cut_allowed = [&](std::size_t i) {  // a cut just before statement i
       for (const auto &[t, f] : first_write)
         if (f < i && i <= last_write[t]) return false;
@@ -173,9 +175,6 @@ public:
       m.attrs = {{"expr", text}, {"shape", shapes}};
       parts.push_back(std::move(m));
     }
-    // Every node output is written by some part.
-    for (const std::string &t : n.outputs)
-      if (!first_write.count(t)) return {n};
     st_.count("compute nodes split");
     st_.count("compute nodes made", static_cast<std::int64_t>(parts.size()), false);
     return parts;

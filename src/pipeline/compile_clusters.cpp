@@ -67,9 +67,8 @@ ScheduledGraph schedule_graph(const Graph &graph, const CompileOptions &options)
   check_tile_keys(g, clusters);
   std::vector<std::vector<NodeId>> kernels;  // the clusters, split ones cut into their pieces
   for (const auto &cluster : clusters) {
-    auto compile = [&](const std::vector<NodeId> &nodes) {
+    auto compile_with = [&](const std::vector<NodeId> &nodes, const poly::PolyOptions &po) {
       const Node &first = g.node(nodes.front());
-      poly::PolyOptions po = cluster_options(g, first.name, clusters.size(), options);
       try {
         poly::ClusterResult r = poly::compile_cluster(g, nodes, po);
         for (const auto &[stage, ms] : r.timings_ms) out.stage_ms[stage] += ms;
@@ -78,10 +77,13 @@ ScheduledGraph schedule_graph(const Graph &graph, const CompileOptions &options)
         throw e.with({first.pointer, g.name, first.name});
       }
     };
-    poly::ClusterResult result = compile(cluster);
+    auto compile = [&](const std::vector<NodeId> &nodes) {
+      return compile_with(nodes, cluster_options(g, g.node(nodes.front()).name, clusters.size(), options));
+    };
+    const poly::PolyOptions po = cluster_options(g, g.node(cluster.front()).name, clusters.size(), options);
+    poly::ClusterResult result = compile_with(cluster, po);
     ClusterLayout layout = cluster_layout(g, cluster, result);
     // A schedule the user gave, or tile sizes given for this cluster, are kept as given.
-    const poly::PolyOptions po = cluster_options(g, g.node(cluster.front()).name, clusters.size(), options);
     std::vector<ClusterPiece> pieces;
     if (layout.split() && po.tree.empty() && !po.tile_hint) pieces = split_cluster(g, cluster, layout, compile);
     if (pieces.empty()) {

@@ -81,18 +81,19 @@ std::vector<ClusterPiece> split_cluster(const Graph &graph, const std::vector<No
   std::optional<std::vector<std::vector<std::string>>> parts = kernel_order(graph, layout.parts);
   if (!parts) return {};
 
+  auto piece = [&](const std::set<std::string> &names) {
+    ClusterPiece p;
+    p.nodes = members(graph, cluster, names);
+    p.result = compile(p.nodes);
+    p.layout = cluster_layout(graph, p.nodes, p.result);
+    return p;
+  };
   std::vector<ClusterPiece> pieces;
   bool current_heavy = false;
   std::set<std::string> current;  // names of the piece being grown
   std::optional<ClusterPiece> compiled;  // `current` compiled, when it has been
   auto finish = [&]() {
-    if (!compiled) {
-      ClusterPiece p;
-      p.nodes = members(graph, cluster, current);
-      p.result = compile(p.nodes);
-      p.layout = cluster_layout(graph, p.nodes, p.result);
-      compiled = std::move(p);
-    }
+    if (!compiled) compiled = piece(current);
     pieces.push_back(std::move(*compiled));
     compiled.reset();
   };
@@ -107,12 +108,8 @@ std::vector<ClusterPiece> split_cluster(const Graph &graph, const std::vector<No
     // heavy part at most, legal, and laid out as one part on its own.
     std::set<std::string> joined = current;
     joined.insert(part.begin(), part.end());
-    std::vector<NodeId> nodes = members(graph, cluster, joined);
-    if (!(current_heavy && part_heavy) && fusion::find_reentry(graph, nodes).empty()) {
-      ClusterPiece p;
-      p.nodes = nodes;
-      p.result = compile(p.nodes);
-      p.layout = cluster_layout(graph, p.nodes, p.result);
+    if (!(current_heavy && part_heavy) && fusion::find_reentry(graph, members(graph, cluster, joined)).empty()) {
+      ClusterPiece p = piece(joined);
       if (!p.layout.split()) {
         current = std::move(joined);
         current_heavy = current_heavy || part_heavy;
