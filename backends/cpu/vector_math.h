@@ -46,7 +46,9 @@ llvm::Value *emit_erf(llvm::IRBuilder<> &b, llvm::Value *x);
 /// Gelu, 0.5 x (1 + erf(x / sqrt 2)), as x (0.5 + erf(x / sqrt 2) / 2) with
 /// emit_erf's rational rescaled to take x: two multiplications fewer than
 /// the formula through emit_erf, the same accuracy (erf's error, halved,
-/// relative to 0.5 + h). NaN -> NaN; +-inf as the formula (+inf, NaN).
+/// relative to 0.5 + h; 3.5 ulp for x >= 0), and h clamped only below at
+/// -1/2 (gelu is 0 for x below -5.16). NaN -> NaN; +-inf as the formula
+/// (+inf, NaN).
 llvm::Value *emit_gelu(llvm::IRBuilder<> &b, llvm::Value *x);
 
 }  // namespace atl::cpu

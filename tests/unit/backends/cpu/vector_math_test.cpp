@@ -355,6 +355,15 @@ TEST_SUITE("backends") {
     double pos = measure("gelu", sweep(0, 8), gelu_ref).ulp;
     CHECK(pos <= 4.0);
     CHECK(pos <= measure("gelu_formula", sweep(0, 8), gelu_ref).ulp + 0.5);
+    // Where the rational exceeds 1/2 (|x| in [5.163, 5.657], by up to 2 ulp)
+    // and past the clamp of x, 0.5 + h is not clamped above: every float
+    // there, within 3.5 ulp.
+    std::vector<float> top;
+    for (float x = 5.1f; x <= 6.0f; x = std::nextafter(x, 7.0f)) top.push_back(x);
+    CHECK(measure("gelu", top, gelu_ref).ulp <= 3.5);
+    float big = one("gelu", 1e30f);  // x (1 + at most 2^-23): within 2 ulp of x
+    CHECK(big >= 1e30f);
+    CHECK(big <= std::nextafter(std::nextafter(1e30f, kInf), kInf));
     // Below, 1 + erf cancels, in the formula as here: the error is erf's
     // (3.2e-7 absolute), halved, times |x|.
     auto worst = [](const char *name) {
@@ -373,7 +382,9 @@ TEST_SUITE("backends") {
     CHECK(same(one("gelu", kInf), kInf));
     CHECK(std::isnan(one("gelu", -kInf)));  // -inf * 0, as the formula
     CHECK(std::isnan(one("gelu", kNaN)));
-    CHECK(one("gelu", -20.0f) == 0.0f);
+    CHECK(one("gelu", -20.0f) == 0.0f);  // h is clamped below at -1/2
+    CHECK(one("gelu", -6.0f) == 0.0f);
+    CHECK(one("gelu", -1e30f) == 0.0f);
   }
 
   TEST_CASE("vector math: loops using the emitters vectorize and call nothing after O3") {
