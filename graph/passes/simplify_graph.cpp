@@ -28,6 +28,8 @@ Graph simplify_graph(const Graph &graph, const SimplifyOptions &options, Simplif
       return fold_constants(g, st, options.max_folded_elements);
     });
   if (options.split_compute_node) passes.emplace_back("split_compute_node", split_compute_node);
+  if (options.transpose_contraction_operand)
+    passes.emplace_back("transpose_contraction_operand", transpose_contraction_operand);
   if (options.fold_pad) passes.emplace_back("fold_pad", fold_pad);
   if (options.fold_batchnorm) passes.emplace_back("fold_batchnorm", fold_batchnorm);
   if (options.block_conv_layout)

@@ -8,6 +8,7 @@
 #include "graph/passes/block_conv_layout.h"
 #include "graph/passes/pass_stats.h"
 #include "graph/passes/split_compute_node.h"
+#include "graph/passes/transpose_contraction_operand.h"
 
 #include <cstdint>
 #include <ostream>
@@ -31,6 +32,8 @@ struct SimplifyOptions {
   bool batchnorm_scale_shift = false;  ///< off by default for API compatibility; compile_graph turns it on
   /// split_compute_node (off by default for API compatibility; compile_graph turns it on).
   bool split_compute_node = false;
+  /// transpose_contraction_operand (off by default for API compatibility; compile_graph turns it on).
+  bool transpose_contraction_operand = false;
   /// pack_gemm_weights' panel width (0: off, the default for API compatibility;
   /// compile_graph passes the CPU register tile's width).
   int gemm_weight_panel = 0;

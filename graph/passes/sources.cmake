@@ -17,4 +17,5 @@ target_sources(atoll_graph PRIVATE
   passes/row_bands.cpp
   passes/simplify_graph.cpp
   passes/split_compute_node.cpp
+  passes/transpose_contraction_operand.cpp
 )

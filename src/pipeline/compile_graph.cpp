@@ -87,6 +87,7 @@ PreparedGraph prepare_graph(const Graph &graph) {
     so.block_conv_layout = true;
     so.batchnorm_scale_shift = true;
     so.split_compute_node = true;
+    so.transpose_contraction_operand = true;
     // Panels are read a vector at a time: not under `vectorize: false`.
     so.gemm_weight_panel = graph.schedule.vectorize.value_or(true) ? poly::gemm_tile_columns(poly::host_target()) : 0;
     so.block_conv.winograd = true;

@@ -13,5 +13,6 @@ target_sources(atoll_graph_tests PRIVATE
   unit/graph/passes/run_graph.cpp
   unit/graph/passes/simplify_graph_test.cpp
   unit/graph/passes/split_compute_node_test.cpp
+  unit/graph/passes/transpose_contraction_operand_test.cpp
   unit/graph/passes/winograd_conv_test.cpp
 )

@@ -403,6 +403,45 @@ TEST_CASE("split_compute_node: a Compute node of three contractions runs as thre
   }
 }
 
+TEST_CASE("transpose_contraction_operand: attention as one Compute node reads a copy of K and equals the reference") {
+  // QK^T, scale, Softmax and PV in one node at odd sizes: split into three
+  // parts, and the QK^T part's K (keys along its rows) copied transposed.
+  for (auto [heads, queries, keys, depth] : std::vector<std::array<int, 4>>{{2, 9, 11, 5}, {3, 5, 17, 7}}) {
+    CAPTURE(queries);
+    CAPTURE(keys);
+    Graph g;
+    g.name = "attention";
+    g.pointer = "/graphs/0";
+    g.add_input("q", {DType::F32, {heads, queries, depth}}, "uniform(-1,1)");
+    g.add_input("k", {DType::F32, {heads, keys, depth}}, "uniform(-1,1)");
+    g.add_input("v", {DType::F32, {heads, keys, depth}}, "uniform(-1,1)");
+    g.add_node(node("Compute", {"q", "k", "v"}, "y", "attn",
+                    {{"expr", "s(h, i, j) +=! q(h, i, d) * k(h, j, d)\n"
+                              "t(h, i, j) = s(h, i, j) * 0.125\n"
+                              "m(h, i) max=! t(h, i, j)\n"
+                              "e(h, i, j) = exp(t(h, i, j) - m(h, i))\n"
+                              "z(h, i) +=! e(h, i, j)\n"
+                              "p(h, i, j) = e(h, i, j) / z(h, i)\n"
+                              "y(h, i, c) +=! p(h, i, j) * v(h, j, c)"}}));
+    g.add_output("y");
+    g.finalize();
+    PreparedGraph p = prepare_graph(g);
+    REQUIRE(p.simplified);
+    bool copied = false;
+    for (NodeId v : p.graph.order())
+      copied = copied || p.graph.node(v).attrs.value("expr", "") == "k_t(i0_, i2_, i1_) = k(i0_, i1_, i2_)";
+    CHECK(copied);
+    Batch b = one_graph_batch(g);
+    PipelineOptions o;
+    o.mode = PipelineOptions::Mode::Run;
+    o.verify = true;
+    BatchResult r = run_pipeline(b, o);
+    REQUIRE_MESSAGE(r.graphs[0].ok, r.graphs[0].error);
+    REQUIRE(r.graphs[0].verify.has_value());
+    CHECK(r.graphs[0].verify->passed);
+  }
+}
+
 TEST_CASE("report.json: per graph, each kernel's cluster with loop nests and split; --stats counts splits") {
   Batch b = one_graph_batch(diamond(split_tree()));
   PipelineOptions o;
