@@ -67,13 +67,45 @@ std::string replacement_problem(const Graph &graph, const Graph &s) {
   return "";
 }
 
+/// `s`'s `fuse` groups: each original group's members that are still nodes
+/// of `s` under their names (a node a pass rewrote in place keeps its name;
+/// one folded into another is gone), empty groups dropped. Nodes the passes
+/// made run as clusters of their own.
+nlohmann::json groups_on_simplified(const nlohmann::json &groups, const Graph &s) {
+  std::set<std::string> names;
+  for (NodeId v = 0; v < s.num_nodes(); ++v) names.insert(s.node(v).name);
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto &group : groups) {
+    nlohmann::json kept = nlohmann::json::array();
+    for (const auto &name : group)
+      if (names.count(name.get<std::string>())) kept.push_back(name);
+    if (!kept.empty()) out.push_back(std::move(kept));
+  }
+  return out;
+}
+
+/// Whether explicit_groups accepts `g`'s groups; the reason when not.
+std::string explicit_groups_problem(const Graph &g) {
+  std::set<NodeId> no_kernel;
+  memory::plan_views(g, &no_kernel);
+  try {
+    explicit_groups(g, no_kernel);
+  } catch (const UserError &e) {
+    return e.what();
+  }
+  return "";
+}
+
 }  // namespace
 
 PreparedGraph prepare_graph(const Graph &graph) {
   PreparedGraph p;
   p.graph = graph;
-  if (graph.schedule.fuse.is_array()) {
-    p.skipped = "explicit `fuse` groups name the original nodes";
+  const bool explicit_fuse = graph.schedule.fuse.is_array();
+  // Groups that do not hold on the original graph are the caller's error:
+  // plan_clusters reports it on the graph as written.
+  if (explicit_fuse && !explicit_groups_problem(graph).empty()) {
+    p.skipped = "the explicit `fuse` groups are refused";
     return p;
   }
   if (!graph.schedule.tree.is_null()) {
@@ -94,6 +126,10 @@ PreparedGraph prepare_graph(const Graph &graph) {
     so.block_conv.winograd_panel = so.gemm_weight_panel;
     // Bands across three convolutions are fusion: not under `fuse: none`.
     so.band_depthwise_chain = !(graph.schedule.fuse.is_string() && graph.schedule.fuse.get<std::string>() == "none");
+    // Explicit groups name the original nodes: no pass that replaces a node
+    // by several (bands, parts of a Compute node, Winograd's transforms and
+    // GEMMs) under other names.
+    if (explicit_fuse) so.band_depthwise_chain = so.split_compute_node = so.block_conv.winograd = false;
     s = simplify_graph(graph, so, &p.summary);
   } catch (const UserError &e) {
     p.skipped = std::string("simplification failed: ") + e.what();
@@ -105,6 +141,13 @@ PreparedGraph prepare_graph(const Graph &graph) {
   if (std::string why = replacement_problem(graph, s); !why.empty()) {
     p.skipped = "simplified graph not used: " + why;
     return p;
+  }
+  if (explicit_fuse) {
+    s.schedule.fuse = groups_on_simplified(graph.schedule.fuse, s);
+    if (std::string why = explicit_groups_problem(s); !why.empty()) {
+      p.skipped = "the explicit `fuse` groups do not hold on the simplified graph (" + why + ")";
+      return p;
+    }
   }
   std::set<std::string> declared(graph.weights.begin(), graph.weights.end());
   for (const std::string &w : s.weights) {

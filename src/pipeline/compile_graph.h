@@ -103,8 +103,15 @@ ClusterPlan plan_clusters(const Graph &graph);
 std::vector<std::vector<NodeId>> graph_clusters(const Graph &graph);
 
 /// The graph compile_graph compiles: `graph` simplified (simplify_graph with
-/// fold_pad) when the passes change something and the graph's hints allow
-/// (no explicit `fuse` groups, no `tree`: both name the original nodes).
+/// fold_pad) when the passes change something and the graph's hints allow.
+/// A `tree` hint names the original statements: no simplification. Explicit
+/// `fuse` groups name the original nodes: the passes that replace a node by
+/// several under new names (band_depthwise_chain, split_compute_node) are
+/// off, each group keeps the members that are still nodes under their names
+/// (a BatchNormalization folded into its Conv is gone, one made a scale and
+/// shift keeps its name), nodes the passes made run alone, and when the
+/// groups so mapped are not legal (a layout copy between two members) the
+/// original graph is compiled.
 struct PreparedGraph {
   Graph graph;                             ///< simplified or the original
   bool simplified = false;

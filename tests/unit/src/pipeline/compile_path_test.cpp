@@ -442,6 +442,56 @@ TEST_CASE("transpose_contraction_operand: attention as one Compute node reads a 
   }
 }
 
+TEST_CASE("prepare_graph: explicit `fuse` groups keep the simplification passes that rewrite nodes under their names") {
+  // Conv -> BatchNormalization (run-time parameters) -> Relu -> Add, grouped
+  // [conv, bn, relu]: the BatchNormalization becomes a scale and shift
+  // (its parameters node runs in the weight phase) and keeps its name.
+  Graph g;
+  g.name = "convbn";
+  g.pointer = "/graphs/0";
+  g.add_input("x", {DType::F32, {1, 3, 6, 7}}, "uniform(-1,1)");
+  g.add_weight("W", {DType::F32, {5, 3, 3, 3}}, "uniform(-0.5,0.5)");
+  for (const char *p : {"gamma", "beta", "mean"}) g.add_weight(p, {DType::F32, {5}}, "uniform(-0.5,0.5)");
+  g.add_weight("var", {DType::F32, {5}}, "uniform(0.5,1.5)");
+  g.add_node(node("Conv", {"x", "W"}, "c", "conv", {{"pads", {1, 1, 1, 1}}}));
+  g.add_node(node("BatchNormalization", {"c", "gamma", "beta", "mean", "var"}, "b", "bn"));
+  g.add_node(node("Relu", {"b"}, "r", "relu"));
+  g.add_node(node("Add", {"r", "x0"}, "y", "add"));
+  g.add_input("x0", {DType::F32, {1, 5, 6, 7}}, "uniform(-1,1)");
+  g.add_output("y");
+  g.schedule.fuse = nlohmann::json::parse(R"([["conv", "bn", "relu"]])");
+  g.finalize();
+  PreparedGraph p = prepare_graph(g);
+  REQUIRE_MESSAGE(p.simplified, p.skipped);
+  CHECK(p.summary.passes.size() > 0);
+  CHECK(p.graph.schedule.fuse == nlohmann::json::parse(R"([["conv", "bn", "relu"]])"));
+  bool bn_is_scale_shift = false;
+  for (NodeId v : p.graph.order())
+    if (p.graph.node(v).name == "bn") bn_is_scale_shift = p.graph.node(v).op == "Compute";
+  CHECK(bn_is_scale_shift);
+  bool grouped = false;
+  for (const auto &c : plan_clusters(p.graph).fusion.clusters) {
+    std::vector<std::string> members;
+    for (NodeId v : c) members.push_back(p.graph.node(v).name);
+    grouped = grouped || members == std::vector<std::string>{"conv", "bn", "relu"};
+  }
+  CHECK(grouped);
+  Batch b = one_graph_batch(g);
+  PipelineOptions o;
+  o.mode = PipelineOptions::Mode::Run;
+  o.verify = true;
+  BatchResult r = run_pipeline(b, o);
+  REQUIRE_MESSAGE(r.graphs[0].ok, r.graphs[0].error);
+  REQUIRE(r.graphs[0].verify.has_value());
+  CHECK(r.graphs[0].verify->passed);
+  // Groups refused on the graph as written: not simplified, and the error
+  // names the original nodes (plan_clusters on the original graph).
+  Graph bad = diamond();
+  bad.schedule.fuse = nlohmann::json::parse(R"([["a", "c"]])");
+  CHECK(prepare_graph(bad).skipped == "the explicit `fuse` groups are refused");
+  CHECK_THROWS_WITH_AS(compile_graph(bad, CompileOptions{}), doctest::Contains("fuse group 0 [a, c]"), UserError);
+}
+
 TEST_CASE("report.json: per graph, each kernel's cluster with loop nests and split; --stats counts splits") {
   Batch b = one_graph_batch(diamond(split_tree()));
   PipelineOptions o;
