@@ -40,6 +40,17 @@ std::vector<Node> nodes_in_order(const Graph &src) {
   return nodes;
 }
 
+Graph rewrite_each_node(const Graph &src, const PassStats &stats,
+                        const std::function<std::vector<Node>(const Node &)> &rewrite) {
+  std::vector<Node> nodes;
+  for (const Node &n : nodes_in_order(src)) {
+    std::vector<Node> out = rewrite(n);
+    nodes.insert(nodes.end(), out.begin(), out.end());
+  }
+  if (stats.changes == 0) return src;
+  return rebuild_graph(src, nodes);
+}
+
 void rename_inputs(std::vector<Node> &nodes, const std::map<std::string, std::string> &rename) {
   if (rename.empty()) return;
   for (Node &n : nodes)

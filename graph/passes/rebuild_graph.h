@@ -4,6 +4,9 @@
 
 #include <atoll/graph.h>
 
+#include "graph/passes/pass_stats.h"
+
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -19,6 +22,12 @@ Graph rebuild_graph(const Graph &src, const std::vector<Node> &nodes, const std:
 
 /// `src`'s nodes in topological order (copies).
 std::vector<Node> nodes_in_order(const Graph &src);
+
+/// Each node of `src`, in topological order, replaced by the nodes
+/// `rewrite` returns for it (itself when it stays); `src` unchanged when
+/// `stats` counted no change.
+Graph rewrite_each_node(const Graph &src, const PassStats &stats,
+                        const std::function<std::vector<Node>(const Node &)> &rewrite);
 
 /// Replaces every input t of `nodes` by rename[t], following chains (a -> b -> c).
 void rename_inputs(std::vector<Node> &nodes, const std::map<std::string, std::string> &rename);

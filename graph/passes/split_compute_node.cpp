@@ -191,14 +191,9 @@ private:
 Graph split_compute_node(const Graph &graph, PassStats *stats) {
   PassStats local;
   Splitter s(graph, local);
-  std::vector<Node> nodes;
-  for (const Node &n : nodes_in_order(graph)) {
-    std::vector<Node> parts = s.split(n);
-    nodes.insert(nodes.end(), parts.begin(), parts.end());
-  }
+  Graph out = rewrite_each_node(graph, local, [&](const Node &n) { return s.split(n); });
   if (stats) stats->merge(local);
-  if (local.changes == 0) return graph;
-  return rebuild_graph(graph, nodes);
+  return out;
 }
 
 }  // namespace atl

@@ -180,14 +180,9 @@ private:
 Graph transpose_contraction_operand(const Graph &graph, PassStats *stats) {
   PassStats local;
   Transposer t(graph, local);
-  std::vector<Node> nodes;
-  for (const Node &n : nodes_in_order(graph)) {
-    std::vector<Node> out = t.rewrite(n);
-    nodes.insert(nodes.end(), out.begin(), out.end());
-  }
+  Graph out = rewrite_each_node(graph, local, [&](const Node &n) { return t.rewrite(n); });
   if (stats) stats->merge(local);
-  if (local.changes == 0) return graph;
-  return rebuild_graph(graph, nodes);
+  return out;
 }
 
 }  // namespace atl

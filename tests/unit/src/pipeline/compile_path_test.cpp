@@ -120,6 +120,21 @@ Batch one_graph_batch(const Graph &g) {
   return b;
 }
 
+/// `g` run (JIT) and verified against the reference interpreter; its result.
+GraphResult run_verified(const Graph &g, bool stats = false) {
+  PipelineOptions o;
+  o.mode = PipelineOptions::Mode::Run;
+  o.verify = true;
+  o.stats = stats;
+  BatchResult r = run_pipeline(one_graph_batch(g), o);
+  REQUIRE(r.graphs.size() == 1);
+  const GraphResult &gr = r.graphs[0];
+  REQUIRE_MESSAGE(gr.ok, gr.error);
+  REQUIRE(gr.verify.has_value());
+  CHECK(gr.verify->passed);
+  return gr;
+}
+
 std::string temp_dir(const std::string &tag) {
   auto p = std::filesystem::temp_directory_path() / ("atoll-compile-path-" + tag + "-" + std::to_string(getpid()));
   std::filesystem::remove_all(p);
@@ -391,15 +406,7 @@ TEST_CASE("split_compute_node: a Compute node of three contractions runs as thre
                               "y(0, o, h, w) = y(0, o, h, w) + x(0, o, h, w)"}}));
     g.add_output("y");
     g.finalize();
-    Batch b = one_graph_batch(g);
-    PipelineOptions o;
-    o.mode = PipelineOptions::Mode::Run;
-    o.verify = true;
-    BatchResult r = run_pipeline(b, o);
-    REQUIRE_MESSAGE(r.graphs[0].ok, r.graphs[0].error);
-    CHECK(r.graphs[0].kernels == 3);
-    REQUIRE(r.graphs[0].verify.has_value());
-    CHECK(r.graphs[0].verify->passed);
+    CHECK(run_verified(g).kernels == 3);
   }
 }
 
@@ -431,14 +438,7 @@ TEST_CASE("transpose_contraction_operand: attention as one Compute node reads a 
     for (NodeId v : p.graph.order())
       copied = copied || p.graph.node(v).attrs.value("expr", "") == "k_t(i0_, i2_, i1_) = k(i0_, i1_, i2_)";
     CHECK(copied);
-    Batch b = one_graph_batch(g);
-    PipelineOptions o;
-    o.mode = PipelineOptions::Mode::Run;
-    o.verify = true;
-    BatchResult r = run_pipeline(b, o);
-    REQUIRE_MESSAGE(r.graphs[0].ok, r.graphs[0].error);
-    REQUIRE(r.graphs[0].verify.has_value());
-    CHECK(r.graphs[0].verify->passed);
+    run_verified(g);
   }
 }
 
@@ -476,14 +476,7 @@ TEST_CASE("prepare_graph: explicit `fuse` groups keep the simplification passes 
     grouped = grouped || members == std::vector<std::string>{"conv", "bn", "relu"};
   }
   CHECK(grouped);
-  Batch b = one_graph_batch(g);
-  PipelineOptions o;
-  o.mode = PipelineOptions::Mode::Run;
-  o.verify = true;
-  BatchResult r = run_pipeline(b, o);
-  REQUIRE_MESSAGE(r.graphs[0].ok, r.graphs[0].error);
-  REQUIRE(r.graphs[0].verify.has_value());
-  CHECK(r.graphs[0].verify->passed);
+  run_verified(g);
   // Groups refused on the graph as written: not simplified, and the error
   // names the original nodes (plan_clusters on the original graph).
   Graph bad = diamond();
