@@ -1,5 +1,7 @@
-// Rebuilding graphs after a pass edited their node list, and tensor renaming.
+// Rebuilding graphs after a pass edited their node list, tensor renaming, and a Compute node's program.
 #include "graph/passes/rebuild_graph.h"
+
+#include "graph/compute/compute.h"
 
 #include <cctype>
 
@@ -38,6 +40,15 @@ std::vector<Node> nodes_in_order(const Graph &src) {
   nodes.reserve(src.order().size());
   for (NodeId v : src.order()) nodes.push_back(src.node(v));
   return nodes;
+}
+
+std::shared_ptr<const compute::Program> compute_program(const Node &n) {
+  if (n.op != "Compute" || !n.attrs.contains("expr") || !n.attrs["expr"].is_string()) return nullptr;
+  try {
+    return compute::parse(n.attrs["expr"].get<std::string>());
+  } catch (const std::exception &) {
+    return nullptr;
+  }
 }
 
 Graph rewrite_each_node(const Graph &src, const PassStats &stats,

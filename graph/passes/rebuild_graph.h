@@ -7,12 +7,17 @@
 #include "graph/passes/pass_stats.h"
 
 #include <functional>
+#include <memory>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace atl {
+
+namespace compute {
+struct Program;
+}
 
 /// A new finalized graph with `src`'s name, pointer, params, schedule, inputs
 /// and outputs, its weights minus `drop_weights` plus `new_weights` (role
@@ -22,6 +27,10 @@ Graph rebuild_graph(const Graph &src, const std::vector<Node> &nodes, const std:
 
 /// `src`'s nodes in topological order (copies).
 std::vector<Node> nodes_in_order(const Graph &src);
+
+/// The program of a Compute node (its `expr` attribute parsed), or null for
+/// another operator or an `expr` that does not parse.
+std::shared_ptr<const compute::Program> compute_program(const Node &n);
 
 /// Each node of `src`, in topological order, replaced by the nodes
 /// `rewrite` returns for it (itself when it stays); `src` unchanged when

@@ -55,13 +55,8 @@ public:
 
   /// The parts of node `n`, or {n} when it stays whole.
   std::vector<Node> split(const Node &n) {
-    if (n.op != "Compute" || !n.attrs.contains("expr") || !n.attrs["expr"].is_string()) return {n};
-    std::shared_ptr<const compute::Program> prog;
-    try {
-      prog = compute::parse(n.attrs["expr"].get<std::string>());
-    } catch (const std::exception &) {
-      return {n};
-    }
+    std::shared_ptr<const compute::Program> prog = compute_program(n);
+    if (!prog) return {n};
     const std::vector<compute::Statement> &sts = prog->statements;
     // Contractions, other reductions (`op=!`), and the rest.
     enum class Kind { Contraction, Reduction, Other };

@@ -60,13 +60,8 @@ public:
 
   /// {the copy, the node reading it} or {n}.
   std::vector<Node> rewrite(const Node &n) {
-    if (n.op != "Compute" || !n.attrs.contains("expr") || !n.attrs["expr"].is_string()) return {n};
-    std::shared_ptr<const compute::Program> prog;
-    try {
-      prog = compute::parse(n.attrs["expr"].get<std::string>());
-    } catch (const std::exception &) {
-      return {n};
-    }
+    std::shared_ptr<const compute::Program> prog = compute_program(n);
+    if (!prog) return {n};
     for (const std::string &t : n.inputs)
       if (t.empty() || g_.tensor(t).type.dtype != DType::F32 || !is_concrete(g_.tensor(t).type.shape)) return {n};
     for (std::size_t s = 0; s < prog->statements.size(); ++s) {
