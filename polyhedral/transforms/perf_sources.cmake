@@ -7,6 +7,7 @@ target_sources(atoll_poly PRIVATE
   transforms/tile_window_for_cpu.cpp
   transforms/pack_tiles.cpp
   transforms/interleave_rows.cpp
+  transforms/tile_transpose.cpp
   transforms/coalesce_dims.cpp
   transforms/version_guards.cpp
 )
