@@ -92,4 +92,46 @@ TEST_CASE("transpose_contraction_operand leaves alone what a copy would not help
   CHECK(unchanged(one_node({9, 5}, {11, 5}, "y(i, j) += A(i, d) * B(j, d)")));
   CHECK(unchanged(one_node({9, 5}, {11, 5}, "y(i, j) max=! A(i, d) * B(j, d)")));
 }
+
+TEST_CASE("transpose_contraction_operand: a Gemm's run-time B under transB goes through a Transpose") {
+  auto gemm = [](Shape a, Shape b, bool b_weight, bool with_c) {
+    Graph g;
+    g.name = "gemm";
+    g.add_input("A", {DType::F32, to_sym_shape(a)});
+    if (b_weight)
+      g.add_weight("B", {DType::F32, to_sym_shape(b)});
+    else
+      g.add_input("B", {DType::F32, to_sym_shape(b)});
+    std::vector<std::string> in = {"A", "B"};
+    if (with_c) {
+      g.add_input("C", {DType::F32, {b[0]}});
+      in.push_back("C");
+    }
+    g.add_node(make_node("Gemm", in, {"y"}, "mm", {{"transB", 1}, {"alpha", 0.5}, {"beta", 2.0}}));
+    g.add_output("y");
+    g.finalize();
+    return g;
+  };
+  Graph g = gemm({6, 13}, {17, 13}, false, true);
+  PassStats st;
+  Graph out = transpose_contraction_operand(g, &st);
+  CHECK(st.counts["contraction operands transposed"] == 1);
+  CHECK(ops_in_order(out) == std::vector<std::string>{"Transpose", "Gemm"});
+  const Node &mm = out.node(out.order()[1]);
+  CHECK(mm.inputs == std::vector<std::string>{"A", "B_t", "C"});
+  CHECK(mm.attrs["transB"] == 0);
+  CHECK(out.tensor("B_t").type.str() == "f32[13, 17]");
+  CHECK(max_output_difference(g, out) < 1e-5);
+  PassStats again;
+  transpose_contraction_operand(out, &again);
+  CHECK(again.changes == 0);
+  // A weight is laid out by pack_gemm_weights; too few rows of A (M = 3) or
+  // of B (N = 7) do not pay for the copy.
+  for (const Graph &keep : {gemm({6, 13}, {17, 13}, true, false), gemm({3, 13}, {17, 13}, false, false),
+                            gemm({6, 13}, {7, 13}, false, false)}) {
+    PassStats none;
+    transpose_contraction_operand(keep, &none);
+    CHECK(none.changes == 0);
+  }
+}
 }
