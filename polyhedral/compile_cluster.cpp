@@ -103,24 +103,24 @@ isl::schedule optimize_for_cpu(const Scop &scop, const Dependences &deps, const 
     if (!w.applied) {
       // Row-wise kernels with short rows (Softmax over 64 scores): rows side by side.
       InterleaveRowsResult ir = interleave_rows(scop, schedule, InterleaveRowsOptions{});
-      if (!ir.applied) {
-        // A Transpose: square blocks of the copy.
-        TransposeTileResult tt = tile_transpose(scop, schedule);
-        if (!tt.applied) return schedule;
-        if (check_legality(scop, deps, tt.schedule)) {
-          ++r.stats["transpose_tilings_rejected"];
+      if (ir.applied) {
+        if (check_legality(scop, deps, ir.schedule)) {
+          ++r.stats["row_interleavings_rejected"];
           return schedule;
         }
-        ++r.stats["transposes_tiled"];
-        return tt.schedule;
+        r.stats["rows_interleaved"] += ir.rows;
+        if (ir.phases_split > 0) r.stats["row_phases_split"] += ir.phases_split;
+        return ir.schedule;
       }
-      if (check_legality(scop, deps, ir.schedule)) {
-        ++r.stats["row_interleavings_rejected"];
+      // A Transpose: square blocks of the copy.
+      TransposeTileResult tt = tile_transpose(scop, schedule);
+      if (!tt.applied) return schedule;
+      if (check_legality(scop, deps, tt.schedule)) {
+        ++r.stats["transpose_tilings_rejected"];
         return schedule;
       }
-      r.stats["rows_interleaved"] += ir.rows;
-      if (ir.phases_split > 0) r.stats["row_phases_split"] += ir.phases_split;
-      return ir.schedule;
+      ++r.stats["transposes_tiled"];
+      return tt.schedule;
     }
     if (w.companions > 0 && check_legality(scop, deps, w.schedule)) {
       // The epilogue in the window tiles broke a dependence: tile without it.

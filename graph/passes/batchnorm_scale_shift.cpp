@@ -37,7 +37,7 @@ std::string refusal(const Graph &g, const Node &bn) {
 std::optional<ScaleShift> batchnorm_params(const Graph &g, const Node &bn, std::set<std::string> &taken,
                                            std::set<std::string> &node_names) {
   if (!refusal(g, bn).empty()) return std::nullopt;
-  double eps = bn.attrs.contains("epsilon") && bn.attrs["epsilon"].is_number() ? bn.attrs["epsilon"].get<double>() : 1e-5;
+  double eps = number_attr(bn, "epsilon", 1e-5);
   char eps_text[32];
   std::snprintf(eps_text, sizeof eps_text, "%.9g", eps);
   const std::string &scale = bn.inputs[1], &b = bn.inputs[2], &mean = bn.inputs[3], &var = bn.inputs[4];

@@ -58,11 +58,8 @@ Graph pack_gemm_weights(const Graph &graph, PassStats *stats, int panel) {
     const std::string &a = node.inputs[0], &w = node.inputs[1], &y = node.outputs[0];
     const std::string c = gemm && node.inputs.size() > 2 ? node.inputs[2] : "";
     const TensorType &ta = graph.tensor(a).type, &tw = graph.tensor(w).type;
-    auto attr = [&](const char *name, double fallback) {
-      return node.attrs.contains(name) && node.attrs[name].is_number() ? node.attrs[name].get<double>() : fallback;
-    };
-    const bool trans_a = gemm && attr("transA", 0) != 0, trans_b = gemm && attr("transB", 0) != 0;
-    const double alpha = gemm ? attr("alpha", 1) : 1, beta = gemm ? attr("beta", 1) : 1;
+    const bool trans_a = gemm && number_attr(node, "transA", 0) != 0, trans_b = gemm && number_attr(node, "transB", 0) != 0;
+    const double alpha = gemm ? number_attr(node, "alpha", 1) : 1, beta = gemm ? number_attr(node, "beta", 1) : 1;
     if (!from_weights(w)) {
       out.push_back(node);  // an activation product (attention): nothing to prepack
       continue;

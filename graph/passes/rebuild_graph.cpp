@@ -42,6 +42,10 @@ std::vector<Node> nodes_in_order(const Graph &src) {
   return nodes;
 }
 
+double number_attr(const Node &n, const char *name, double fallback) {
+  return n.attrs.contains(name) && n.attrs[name].is_number() ? n.attrs[name].get<double>() : fallback;
+}
+
 std::shared_ptr<const compute::Program> compute_program(const Node &n) {
   if (n.op != "Compute" || !n.attrs.contains("expr") || !n.attrs["expr"].is_string()) return nullptr;
   try {

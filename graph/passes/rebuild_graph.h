@@ -28,6 +28,9 @@ Graph rebuild_graph(const Graph &src, const std::vector<Node> &nodes, const std:
 /// `src`'s nodes in topological order (copies).
 std::vector<Node> nodes_in_order(const Graph &src);
 
+/// A node's numeric attribute `name`, or `fallback` when it is absent or not a number.
+double number_attr(const Node &n, const char *name, double fallback);
+
 /// The program of a Compute node (its `expr` attribute parsed), or null for
 /// another operator or an `expr` that does not parse.
 std::shared_ptr<const compute::Program> compute_program(const Node &n);

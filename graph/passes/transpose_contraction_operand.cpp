@@ -76,29 +76,33 @@ private:
   /// Gemm(A, B, C) with transB = 1 and B a run-time value (weights are laid
   /// out by pack_gemm_weights) becomes Gemm(A, Transpose(B), C), transB = 0.
   std::vector<Node> rewrite_gemm(const Node &n) {
-    auto attr = [&](const char *name) {
-      return n.attrs.contains(name) && n.attrs[name].is_number() ? n.attrs[name].get<double>() : 0.0;
-    };
-    if (attr("transB") == 0 || n.inputs.size() < 2 || n.inputs[1].empty()) return {n};
+    if (number_attr(n, "transB", 0) == 0 || n.inputs.size() < 2 || n.inputs[1].empty()) return {n};
     const TensorDecl &a = g_.tensor(n.inputs[0]), &b = g_.tensor(n.inputs[1]);
     if (b.role == TensorRole::Weight || b.data || b.type.dtype != DType::F32 || !is_concrete(b.type.shape) ||
         !is_concrete(a.type.shape) || b.type.rank() != 2 || a.type.rank() != 2)
       return {n};
     const Shape as = concrete_shape(a.type.shape), bs = concrete_shape(b.type.shape);
-    const std::int64_t rows = attr("transA") != 0 ? as[1] : as[0];  // M: uses of each element of B
+    const std::int64_t rows = number_attr(n, "transA", 0) != 0 ? as[1] : as[0];  // M: uses of each element of B
     if (bs[0] < kMinInnerExtent || rows < kMinReuse) return {n};
-    Node copy;
-    copy.op = "Transpose";
-    copy.pointer = n.pointer;
-    copy.name = fresh_node_name(n.name + "_" + n.inputs[1] + "_t", names_);
-    copy.inputs = {n.inputs[1]};
-    copy.outputs = {fresh_tensor_name(g_, n.inputs[1] + "_t", taken_)};
-    copy.attrs = {{"perm", {1, 0}}};
+    Node copy = copy_of(n, n.inputs[1], "Transpose", {{"perm", {1, 0}}});
     Node m = n;
     m.inputs[1] = copy.outputs[0];
     m.attrs["transB"] = 0;
-    st_.count("contraction operands transposed");
     return {copy, m};
+  }
+
+  /// The node making n's transposed copy of `b` (op and attrs given; the
+  /// copy's node and tensor names are fresh), counted.
+  Node copy_of(const Node &n, const std::string &b, const char *op, nlohmann::json attrs) {
+    Node copy;
+    copy.op = op;
+    copy.pointer = n.pointer;
+    copy.name = fresh_node_name(n.name + "_" + b + "_t", names_);
+    copy.inputs = {b};
+    copy.outputs = {fresh_tensor_name(g_, b + "_t", taken_)};
+    copy.attrs = std::move(attrs);
+    st_.count("contraction operands transposed");
+    return copy;
   }
 
   /// The rewrite for statement s of n, or nothing.
@@ -160,7 +164,6 @@ private:
     }
 
     // The copy: B with subscripts p and last swapped.
-    const std::string copy_name = fresh_tensor_name(g_, b.name + "_t", taken_);
     std::vector<std::string> idx;
     for (std::size_t k = 0; k < sb.size(); ++k) idx.push_back("i" + std::to_string(k) + "_");
     std::vector<std::string> swapped = idx;
@@ -172,14 +175,9 @@ private:
       for (const std::string &x : v) r += (r.empty() ? "" : ", ") + x;
       return r;
     };
-    Node copy;
-    copy.op = "Compute";
-    copy.pointer = n.pointer;
-    copy.name = fresh_node_name(n.name + "_" + b.name + "_t", names_);
-    copy.inputs = {b.name};
-    copy.outputs = {copy_name};
-    copy.attrs = {{"expr", copy_name + "(" + join(swapped) + ") = " + b.name + "(" + join(idx) + ")"},
-                  {"shape", nlohmann::json::array({copy_shape})}};
+    Node copy = copy_of(n, b.name, "Compute", {{"shape", nlohmann::json::array({copy_shape})}});
+    const std::string &copy_name = copy.outputs[0];
+    copy.attrs["expr"] = copy_name + "(" + join(swapped) + ") = " + b.name + "(" + join(idx) + ")";
 
     compute::Program rewritten = prog;
     compute::Statement &target = rewritten.statements[s];
@@ -189,7 +187,6 @@ private:
     std::string text;
     for (const compute::Statement &x : rewritten.statements) text += (text.empty() ? "" : "\n") + compute::print(x);
     m.attrs["expr"] = text;
-    st_.count("contraction operands transposed");
     return {copy, m};
   }
 

@@ -6,7 +6,6 @@
 #include "polyhedral/transforms/tile_bands.h"
 
 #include <algorithm>
-
 #include <vector>
 
 namespace atl::poly {
@@ -57,8 +56,12 @@ TransposeTileResult tile_transpose(const Scop &scop, const isl::schedule &schedu
   // when those lines do not stay in L1 (half of 32 KB) from one row to the
   // next.
   const long ew = member_extent(bands[0], w), er = member_extent(bands[0], rd);
-  if (ew < kMinLines || er < 2 * size) {
+  if (ew < kMinLines) {
     r.reason = "the read's lines of one output row fit in L1";
+    return r;
+  }
+  if (er < 2 * size) {
+    r.reason = "the read's last index spans fewer than two blocks";
     return r;
   }
   isl::schedule_node node =
