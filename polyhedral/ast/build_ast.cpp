@@ -440,9 +440,10 @@ private:
     return build::load(read.name, std::move(subs));
   }
 
-  /// Subscripts (e / W, e % W) of two dimensions of an array whose inner
-  /// extent is W address element e of the two flattened (coalesce_dims):
-  /// written (0, e), so that e moves with stride 1 (the address is the same).
+  /// Subscripts (e / W + c, e % W) of two dimensions of an array whose inner
+  /// extent is W address element e + c W of the two flattened
+  /// (coalesce_dims; c is a band's first row, often 0): written (0, e + c W),
+  /// so that e moves with stride 1 (the address is the same).
   void flatten_planes(const std::string &array, std::vector<LExprPtr> &subs) const {
     const ScopArray *a = scop_.array(array);
     if (!a) return;
@@ -450,11 +451,21 @@ private:
       return e->kind == LExprKind::Binary && e->binop == op && e->args.size() == 2 && e->args[1]->kind == LExprKind::Int;
     };
     for (std::size_t d = 0; d + 1 < subs.size() && d + 1 < a->array.shape.size(); ++d) {
-      const LExprPtr &q = subs[d], &r = subs[d + 1];
+      LExprPtr q = subs[d];
+      const LExprPtr &r = subs[d + 1];
+      std::int64_t rows = 0;  // c
+      if (q->kind == LExprKind::Binary && q->binop == BinOp::Add && q->args.size() == 2)
+        for (int k = 0; k < 2; ++k)
+          if (q->args[static_cast<std::size_t>(k)]->kind == LExprKind::Int && by(q->args[static_cast<std::size_t>(1 - k)], BinOp::Div)) {
+            rows = q->args[static_cast<std::size_t>(k)]->ival;
+            q = q->args[static_cast<std::size_t>(1 - k)];
+            break;
+          }
       if (!by(q, BinOp::Div) || !by(r, BinOp::Mod) || q->args[0] != r->args[0] || q->args[1]->ival != r->args[1]->ival) continue;
       const Dim &inner = a->array.shape[d + 1];
       if (inner.is_symbolic() || inner.value != q->args[1]->ival) continue;
       LExprPtr e = q->args[0];
+      if (rows != 0) e = build::binary(BinOp::Add, e, build::integer(rows * inner.value));
       subs[d] = build::integer(0);
       subs[d + 1] = e;
     }

@@ -39,8 +39,23 @@ std::optional<int> pair_of(const ScopStatement &s) {
   return std::nullopt;
 }
 
-/// Every use of `h` and `w` in `e` is a read's last two subscripts (exactly
-/// h, w) of an array whose last two extents are (H, W), in a plain read.
+/// The row offset c of a row subscript `h` (0), `h + c` or `c + h` with a
+/// constant c >= 0, or nothing.
+std::optional<long> row_offset(const ExprPtr &e, const std::string &h) {
+  if (is_var(e, h)) return 0;
+  if (!e || e->kind != ExprKind::Binary || e->binop != BinOp::Add) return std::nullopt;
+  for (int k = 0; k < 2; ++k) {
+    const ExprPtr &v = e->args[static_cast<std::size_t>(k)], &c = e->args[static_cast<std::size_t>(1 - k)];
+    if (is_var(v, h) && c->kind == ExprKind::Number && c->number >= 0 && c->number == static_cast<double>(static_cast<long>(c->number)))
+      return static_cast<long>(c->number);
+  }
+  return std::nullopt;
+}
+
+/// Every use of `h` and `w` in `e` is a read's last two subscripts, (h + c,
+/// w) with a constant c >= 0, of an array whose rows are W wide and that has
+/// rows c .. c + H - 1 (a band of a taller image is still one run of
+/// elements), in a plain read.
 bool only_plane_reads(const Scop &scop, const Expr &e, const std::string &h, const std::string &w, long H, long W,
                       bool in_guard) {
   if (e.kind == ExprKind::Read) {
@@ -48,10 +63,13 @@ bool only_plane_reads(const Scop &scop, const Expr &e, const std::string &h, con
     bool uses = false;
     for (const ExprPtr &a : sub) uses = uses || mentions(*a, h) || mentions(*a, w);
     if (!uses) return true;
-    if (in_guard || sub.size() < 2 || !is_var(sub[sub.size() - 2], h) || !is_var(sub.back(), w)) return false;
+    if (in_guard || sub.size() < 2 || !is_var(sub.back(), w)) return false;
+    std::optional<long> c = row_offset(sub[sub.size() - 2], h);
+    if (!c) return false;
     for (std::size_t k = 0; k + 2 < sub.size(); ++k)
       if (mentions(*sub[k], h) || mentions(*sub[k], w) || compute::contains_read(*sub[k])) return false;
-    return array_extent(scop, e.name, sub.size() - 2) == H && array_extent(scop, e.name, sub.size() - 1) == W;
+    const long rows = array_extent(scop, e.name, sub.size() - 2);
+    return rows >= 0 && *c + H <= rows && array_extent(scop, e.name, sub.size() - 1) == W;
   }
   if (e.kind == ExprKind::Var) return e.name != h && e.name != w;  // an index used as a value
   for (const ExprPtr &a : e.args)

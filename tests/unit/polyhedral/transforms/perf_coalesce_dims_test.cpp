@@ -47,6 +47,26 @@ Graph pointwise_bn_relu(long ci, long co, long h, long w, bool residual) {
 
 poly::ClusterResult compile_all(const Graph &g, const poly::PolyOptions &po) { return poly::compile_cluster(g, g.order(), po); }
 
+/// A band of a 1x1 conv's output rows, as band_depthwise_chain writes it:
+/// e(n, m, h, w) +=! x(n, c, first + h, w) * wc(m, c, 0, 0) for h in
+/// [0, rows) of an image of `height` rows (`row_read` replaces
+/// "first + h_" when given), then a Clip.
+Graph pointwise_band(long ci, long co, long height, long width, long first, long rows, std::string row_read = "") {
+  if (row_read.empty()) row_read = first ? std::to_string(first) + " + h_" : "h_";
+  std::string expr = "e(n_, m_, h_, w_) +=! x(n_, c_, " + row_read + ", w_) * wc(m_, c_, 0, 0) where n_ in 0:1, m_ in 0:" +
+                     std::to_string(co) + ", h_ in 0:" + std::to_string(rows) + ", w_ in 0:" + std::to_string(width) +
+                     ", c_ in 0:" + std::to_string(ci);
+  std::string text = R"J({"atoll": 1, "graphs": [{"name": "g", "inputs": [{"name": "x", "shape": )J" +
+                     dims({1, ci, height, width}) + R"J(}], "weights": [{"name": "wc", "shape": )J" + dims({co, ci, 1, 1}) +
+                     R"J(, "init": "uniform(-0.3,0.3)"}], "outputs": ["y"], "nodes": [{"op": "Compute", "name": "band",
+      "inputs": ["x", "wc"], "outputs": ["e"], "attrs": {"expr": ")J" + expr + R"J(", "shape": )J" + dims({1, co, rows, width}) +
+                     R"J(}}, {"op": "Clip", "name": "clip", "inputs": ["e"], "outputs": ["y"], "attrs": {"min": 0.0, "max": 6.0}}]}]})J";
+  Batch b = read_batch(text);
+  REQUIRE(b.graphs.size() == 1);
+  REQUIRE_MESSAGE(b.graphs[0].graph.has_value(), (b.graphs[0].error ? b.graphs[0].error->what() : ""));
+  return *b.graphs[0].graph;
+}
+
 }  // namespace
 
 TEST_SUITE("polyhedral") {
@@ -110,6 +130,57 @@ TEST_CASE("coalesce_dims: a tree printed for the coalesced statements is taken b
   poly::ClusterResult again = compile_all(g, given);
   CHECK(again.stats["dimensions_coalesced"] == 1);
   CHECK(again.algorithm == "given");
+}
+
+TEST_CASE("coalesce_dims: a band of an image's rows reads the image as one run from the band's first row") {
+  poly::PolyOptions po;
+  po.target = polytest::avx2_target();
+  // MobileNetV2's second expand band: rows 27..55 of a 56x56 image, 29 x 56
+  // = 1624 pixels, one 8-column remainder for the band instead of one a row.
+  poly::ClusterResult r = compile_all(pointwise_band(24, 36, 56, 56, 27, 29), po);
+  CHECK(r.stats["dimensions_coalesced"] == 1);
+  CAPTURE(r.ast_text);
+  CHECK(r.ast_text.find(" + 1512)]") != std::string::npos);  // x[0, c, 0, p + 27 * 56]
+  CHECK(r.ast_text.find("1616; ") != std::string::npos);      // the band's one remainder, pixels 1616..1623
+  // The first band (rows from 0) too.
+  CHECK(compile_all(pointwise_band(24, 36, 56, 56, 0, 29), po).stats["dimensions_coalesced"] == 1);
+  // Not a run of the image: a row read backwards, two bands' rows, a narrower image row.
+  CHECK(compile_all(pointwise_band(4, 8, 9, 14, 0, 9, "8 - h_"), po).stats.count("dimensions_coalesced") == 0);
+  CHECK(compile_all(pointwise_band(4, 8, 18, 14, 0, 9, "2 * h_"), po).stats.count("dimensions_coalesced") == 0);
+}
+
+TEST_CASE("coalesce_dims: random bands of image rows keep results equal (JIT and C)") {
+  const unsigned base_seed = 8282;
+  std::mt19937 shapes(base_seed);
+  std::vector<Graph> graphs;
+  std::vector<std::string> names;
+  for (int p = 0; p < 5; ++p) {
+    long ci = 1 + static_cast<long>(shapes() % 12), co = 1 + static_cast<long>(shapes() % 20);
+    long height = 2 + static_cast<long>(shapes() % 12), width = 3 + static_cast<long>(shapes() % 29);
+    long rows = 1 + static_cast<long>(shapes() % static_cast<unsigned>(height));
+    long first = static_cast<long>(shapes() % static_cast<unsigned>(height - rows + 1));
+    graphs.push_back(pointwise_band(ci, co, height, width, first, rows));
+    std::ostringstream what;
+    what << "band rows " << first << ".." << first + rows - 1 << " of " << ci << "x" << height << "x" << width << " -> " << co;
+    names.push_back(what.str());
+  }
+  std::vector<polytest::Variant> variants;
+  int coalesced = 0;
+  for (std::size_t p = 0; p < graphs.size(); ++p) {
+    for (int v = 0; v < 3; ++v) {
+      unsigned seed = base_seed + static_cast<unsigned>(variants.size());
+      std::mt19937 rng(seed);
+      std::ostringstream what;
+      poly::PolyOptions po = v == 0 ? poly::PolyOptions{} : polytest::random_cpu_options(rng, what);
+      if (v == 0) po.target = polytest::avx2_target(), what << "avx2";
+      po.tile_sizes.clear();
+      const polytest::Variant *added = polytest::add_variant(variants, p, seed, what.str(), names[p], "cb",
+                                                             [&] { return poly::compile_cluster(graphs[p], graphs[p].order(), po); });
+      if (added) coalesced += added->cluster.stats.count("dimensions_coalesced") ? 1 : 0;
+    }
+  }
+  CHECK(coalesced >= 5);
+  polytest::check_variants(variants, graphs, names);
 }
 
 TEST_CASE("coalesce_dims: random pointwise convs and elementwise kernels keep results equal (JIT and C)") {
