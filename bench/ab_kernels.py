@@ -125,6 +125,14 @@ def main():
             for o in objs:
                 renamed = os.path.join(work, f"{side}_{os.path.basename(o)}")
                 subprocess.run(["objcopy", f"--prefix-symbols={side}_", o, renamed], check=True)
+                # The C library's functions the kernels call (memset for a
+                # local buffer, expf in C code) keep their names; the
+                # runtime's (atoll_parallel_for) are the harness's, per side.
+                undefined = subprocess.run(["nm", "-u", "--format=just-symbols", o], check=True,
+                                           capture_output=True, text=True).stdout.split()
+                back = [f"--redefine-sym={side}_{u}={u}" for u in undefined if not u.startswith("atoll_")]
+                if back:
+                    subprocess.run(["objcopy"] + back + [renamed], check=True)
                 objects.append(renamed)
         paired = [k["entry"] for k in sides["old"][0]] == [k["entry"] for k in sides["new"][0]]
         c = os.path.join(work, "harness.c")
