@@ -455,10 +455,10 @@ private:
       const LExprPtr &r = subs[d + 1];
       std::int64_t rows = 0;  // c
       if (q->kind == LExprKind::Binary && q->binop == BinOp::Add && q->args.size() == 2)
-        for (int k = 0; k < 2; ++k)
-          if (q->args[static_cast<std::size_t>(k)]->kind == LExprKind::Int && by(q->args[static_cast<std::size_t>(1 - k)], BinOp::Div)) {
-            rows = q->args[static_cast<std::size_t>(k)]->ival;
-            q = q->args[static_cast<std::size_t>(1 - k)];
+        for (std::size_t k = 0; k < 2; ++k)
+          if (const LExprPtr &c = q->args[k], &quotient = q->args[1 - k]; c->kind == LExprKind::Int && by(quotient, BinOp::Div)) {
+            rows = c->ival;
+            q = quotient;
             break;
           }
       if (!by(q, BinOp::Div) || !by(r, BinOp::Mod) || q->args[0] != r->args[0] || q->args[1]->ival != r->args[1]->ival) continue;

@@ -4,6 +4,7 @@
 #include "polyhedral/transforms/cpu_tiling_common.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 namespace atl::poly {
@@ -44,9 +45,9 @@ std::optional<int> pair_of(const ScopStatement &s) {
 std::optional<long> row_offset(const ExprPtr &e, const std::string &h) {
   if (is_var(e, h)) return 0;
   if (!e || e->kind != ExprKind::Binary || e->binop != BinOp::Add) return std::nullopt;
-  for (int k = 0; k < 2; ++k) {
-    const ExprPtr &v = e->args[static_cast<std::size_t>(k)], &c = e->args[static_cast<std::size_t>(1 - k)];
-    if (is_var(v, h) && c->kind == ExprKind::Number && c->number >= 0 && c->number == static_cast<double>(static_cast<long>(c->number)))
+  for (std::size_t k = 0; k < 2; ++k) {
+    const ExprPtr &v = e->args[k], &c = e->args[1 - k];
+    if (is_var(v, h) && c->kind == ExprKind::Number && c->number >= 0 && c->number == std::floor(c->number))
       return static_cast<long>(c->number);
   }
   return std::nullopt;

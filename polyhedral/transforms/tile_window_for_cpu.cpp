@@ -207,6 +207,13 @@ isl::union_pw_aff member(const Window &w, const std::string &expr) {
   return isl::union_pw_aff(w.s->domain.ctx(), text + " }");
 }
 
+/// The output dimensions outside the tile, as band members.
+std::vector<isl::union_pw_aff> outer_members(const Window &w) {
+  std::vector<isl::union_pw_aff> outer;
+  for (int d : w.outer) outer.push_back(member(w, x(d)));
+  return outer;
+}
+
 /// init[x..] with each index named x<d>, d the dimension of `main` that its
 /// output subscript holds; "" when the init does not write the same subscripts.
 std::string init_tuple(const ScopStatement &main, const ScopStatement &init, bool same_array = true) {
@@ -258,10 +265,8 @@ isl::schedule_node build_tile(isl::schedule_node node, const Window &w, const Wi
   const ScopStatement &s = *w.s;
   long er = w.r >= 0 ? extent(s.domain, w.r) : 1;
   bool tile_r = w.r >= 0 && t.rows > 1, tile_v = t.columns > 1 && t.columns != ev;
-  std::vector<isl::union_pw_aff> top;
+  std::vector<isl::union_pw_aff> top = outer_above ? std::vector<isl::union_pw_aff>{} : outer_members(w);
   std::vector<std::array<long, 3>> iso;
-  if (!outer_above)
-    for (int d : w.outer) top.push_back(member(w, x(d)));
   if (w.r >= 0) {
     if (tile_r) iso.push_back({static_cast<long>(top.size()), t.rows, w.r});
     top.push_back(member(w, tile_r ? tiled(w.r, t.rows) : x(w.r)));
@@ -388,11 +393,7 @@ isl::schedule_node build_window(isl::schedule_node node, const Window &w, const 
   };
   std::string xv = x(w.v), c = std::to_string(cut);
   const bool outer_above = !w.outer.empty();
-  if (outer_above) {
-    std::vector<isl::union_pw_aff> outer;
-    for (int d : w.outer) outer.push_back(member(w, x(d)));
-    node = insert_band(node, outer, std::vector<bool>(outer.size(), true)).child(0);
-  }
+  if (outer_above) node = insert_band(node, outer_members(w), std::vector<bool>(w.outer.size(), true)).child(0);
   isl::union_set_list filters(s.domain.ctx(), 2);
   filters = filters.add(part(xv + " < " + c)).add(part(xv + " >= " + c));
   node = node.insert_sequence(filters);

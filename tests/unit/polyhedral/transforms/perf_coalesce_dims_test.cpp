@@ -164,23 +164,9 @@ TEST_CASE("coalesce_dims: random bands of image rows keep results equal (JIT and
     what << "band rows " << first << ".." << first + rows - 1 << " of " << ci << "x" << height << "x" << width << " -> " << co;
     names.push_back(what.str());
   }
-  std::vector<polytest::Variant> variants;
-  int coalesced = 0;
-  for (std::size_t p = 0; p < graphs.size(); ++p) {
-    for (int v = 0; v < 3; ++v) {
-      unsigned seed = base_seed + static_cast<unsigned>(variants.size());
-      std::mt19937 rng(seed);
-      std::ostringstream what;
-      poly::PolyOptions po = v == 0 ? poly::PolyOptions{} : polytest::random_cpu_options(rng, what);
-      if (v == 0) po.target = polytest::avx2_target(), what << "avx2";
-      po.tile_sizes.clear();
-      const polytest::Variant *added = polytest::add_variant(variants, p, seed, what.str(), names[p], "cb",
-                                                             [&] { return poly::compile_cluster(graphs[p], graphs[p].order(), po); });
-      if (added) coalesced += added->cluster.stats.count("dimensions_coalesced") ? 1 : 0;
-    }
-  }
+  int coalesced = polytest::sweep_variants(graphs, names, base_seed, "cb", polytest::avx2_target(), "avx2",
+                                           "dimensions_coalesced", [](poly::PolyOptions &po) { po.tile_sizes.clear(); });
   CHECK(coalesced >= 5);
-  polytest::check_variants(variants, graphs, names);
 }
 
 TEST_CASE("coalesce_dims: random pointwise convs and elementwise kernels keep results equal (JIT and C)") {
@@ -203,23 +189,10 @@ TEST_CASE("coalesce_dims: random pointwise convs and elementwise kernels keep re
     graphs.push_back(test::make_case_graph(c, "e" + std::to_string(graphs.size()), "n" + std::to_string(graphs.size())));
     names.push_back(test::describe_case(c));
   }
-  std::vector<polytest::Variant> variants;
-  int coalesced = 0;
-  for (std::size_t p = 0; p < graphs.size(); ++p) {
-    for (int v = 0; v < 3; ++v) {
-      unsigned seed = base_seed + static_cast<unsigned>(variants.size());
-      std::mt19937 rng(seed);
-      std::ostringstream what;
-      poly::PolyOptions po = v == 0 ? poly::PolyOptions{} : polytest::random_cpu_options(rng, what);
-      if (v == 0) po.target = polytest::avx512_target(), what << "avx512";
-      po.tile_sizes.clear();  // a tile hint turns coalescing off
-      const polytest::Variant *added = polytest::add_variant(variants, p, seed, what.str(), names[p], "ck",
-                                                             [&] { return poly::compile_cluster(graphs[p], graphs[p].order(), po); });
-      if (added) coalesced += added->cluster.stats.count("dimensions_coalesced") ? 1 : 0;
-    }
-  }
+  // A tile hint turns coalescing off.
+  int coalesced = polytest::sweep_variants(graphs, names, base_seed, "ck", polytest::avx512_target(), "avx512",
+                                           "dimensions_coalesced", [](poly::PolyOptions &po) { po.tile_sizes.clear(); });
   CHECK(coalesced >= 10);
-  polytest::check_variants(variants, graphs, names);
 }
 
 }  // TEST_SUITE

@@ -6,8 +6,6 @@
 
 #include <doctest/doctest.h>
 
-#include <random>
-#include <sstream>
 
 using namespace atl;
 
@@ -65,22 +63,8 @@ TEST_CASE("tile_transpose: random targets, odd sizes, JIT and C equal the refere
     graphs.push_back(test::make_case_graph(c, "t" + std::to_string(graphs.size()), "n" + std::to_string(graphs.size())));
     names.push_back(test::describe_case(c));
   }
-  std::vector<polytest::Variant> variants;
-  int tiled = 0;
-  for (std::size_t p = 0; p < graphs.size(); ++p) {
-    for (int v = 0; v < 3; ++v) {
-      unsigned seed = base_seed + static_cast<unsigned>(variants.size());
-      std::mt19937 rng(seed);
-      std::ostringstream what;
-      poly::PolyOptions po = v == 0 ? poly::PolyOptions{} : polytest::random_cpu_options(rng, what);
-      if (v == 0) po.target = polytest::avx2_target(), what << "avx2";
-      const polytest::Variant *added = polytest::add_variant(variants, p, seed, what.str(), names[p], "tt",
-                                                             [&] { return poly::compile_cluster(graphs[p], graphs[p].order(), po); });
-      if (added) tiled += added->cluster.stats.count("transposes_tiled") ? 1 : 0;
-    }
-  }
+  int tiled = polytest::sweep_variants(graphs, names, base_seed, "tt", polytest::avx2_target(), "avx2", "transposes_tiled");
   CHECK(tiled >= 6);
-  polytest::check_variants(variants, graphs, names);
 }
 
 }  // TEST_SUITE

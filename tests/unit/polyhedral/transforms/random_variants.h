@@ -17,6 +17,7 @@
 #include <memory>
 #include <ostream>
 #include <random>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -119,6 +120,35 @@ inline void check_variants(const std::vector<Variant> &variants, const std::vect
                                    << "\n" << v.cluster.schedule_yaml);
     }
   }
+}
+
+/// The sweep of a transformation's tests: three variants of each graph, the
+/// first on `first` (described as `first_name`), the others on
+/// random_cpu_options, each passed through `adjust` when given (a test that
+/// needs its transformation applied clears the tile hint), compiled with
+/// seeds from `base_seed` and kernels named `prefix` + index, then checked
+/// by check_variants. Returns how many variants count `stat` in their stats.
+inline int sweep_variants(const std::vector<atl::Graph> &graphs, const std::vector<std::string> &names,
+                          unsigned base_seed, const std::string &prefix, const atl::poly::CpuTarget &first,
+                          const std::string &first_name, const std::string &stat,
+                          const std::function<void(atl::poly::PolyOptions &)> &adjust = {}) {
+  std::vector<Variant> variants;
+  int counted = 0;
+  for (std::size_t p = 0; p < graphs.size(); ++p) {
+    for (int v = 0; v < 3; ++v) {
+      unsigned seed = base_seed + static_cast<unsigned>(variants.size());
+      std::mt19937 rng(seed);
+      std::ostringstream what;
+      atl::poly::PolyOptions po = v == 0 ? atl::poly::PolyOptions{} : random_cpu_options(rng, what);
+      if (v == 0) po.target = first, what << first_name;
+      if (adjust) adjust(po);
+      const Variant *added = add_variant(variants, p, seed, what.str(), names[p], prefix,
+                                         [&] { return atl::poly::compile_cluster(graphs[p], graphs[p].order(), po); });
+      if (added) counted += added->cluster.stats.count(stat) ? 1 : 0;
+    }
+  }
+  check_variants(variants, graphs, names);
+  return counted;
 }
 
 /// check_variants for graphs made from the cases of `pool`.
