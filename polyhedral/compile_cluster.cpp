@@ -8,6 +8,7 @@
 #include "polyhedral/schedule/schedule.h"
 #include "polyhedral/scop/scop.h"
 #include "polyhedral/transforms/coalesce_dims.h"
+#include "polyhedral/transforms/inline_producers.h"
 #include "polyhedral/transforms/contract_arrays.h"
 #include "polyhedral/transforms/reuse_temporaries.h"
 #include "polyhedral/transforms/fuse_sibling_bands.h"
@@ -198,6 +199,15 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
   where.graph = graph.name;
   try {
     Scop scop = build_scop(ctx, graph, cluster);
+    // Cheap elementwise producers recomputed where they are read (not under
+    // a given tree or tile sizes, which name the statements as written).
+    if (options.inline_producers && options.scheduler != "given" && options.tile_sizes.empty()) {
+      InlineResult in = inline_producers(scop);
+      if (!in.statements.empty()) {
+        r.stats["producers_inlined"] += static_cast<long>(in.statements.size());
+        r.inlined = in.into;
+      }
+    }
     // An image's rows and columns as one dimension where its rows are not
     // whole register tiles (not under tile sizes, which name dimensions;
     // under a given tree only when the tree schedules the coalesced

@@ -35,6 +35,9 @@ struct PolyOptions {
   /// Array contraction (transforms/contract_arrays): temporaries used within
   /// one iteration of an outer loop nest become local buffers.
   bool contract = true;
+  /// Cheap elementwise producers of cluster temporaries recomputed in their
+  /// readers (transforms/inline_producers).
+  bool inline_producers = true;
   /// In-place epilogues (transforms/reuse_temporaries): a temporary whose only
   /// reader is an elementwise statement takes the storage that statement writes.
   bool reuse_temporaries = true;
@@ -65,6 +68,9 @@ struct ClusterResult {
   std::vector<std::string> fallbacks;                  ///< for report.json
   std::vector<std::pair<std::string, double>> timings_ms;  ///< per stage
   std::map<std::string, std::string> array_of_tensor;  ///< graph tensor -> kernel array
+  /// Nodes whose statements were inlined (transforms/inline_producers) ->
+  /// a node of the cluster whose statements now compute their values.
+  std::map<std::string, std::string> inlined;
   /// What the optimizer did (--stats), e.g. bands_tiled, loops_vectorized, arrays_promoted.
   std::map<std::string, long> stats;
 };

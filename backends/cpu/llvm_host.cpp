@@ -24,6 +24,7 @@ HostInfo host_info() {
   llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
   h.avx2 = features.lookup("avx2");
   h.avx512f = features.lookup("avx512f");
+  h.avx512vl = features.lookup("avx512vl");
   return h;
 }
 

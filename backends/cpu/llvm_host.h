@@ -11,6 +11,7 @@ struct HostInfo {
   std::string cpu;           ///< LLVM's host CPU name, e.g. "skylake-avx512"
   bool avx2 = false;
   bool avx512f = false;
+  bool avx512vl = false;
 };
 
 /// Initialises LLVM's native target once and describes the host.

@@ -1,11 +1,14 @@
 // Vector reduction loops in LLVM IR: partial accumulators, copy combination, horizontal folds.
 #include "backends/cpu/lower_reduction.h"
 
+#include "backends/cpu/llvm_host.h"
+
 #include <atoll/diagnostics.h>
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Function.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/Metadata.h>
 
 #include <limits>
@@ -80,6 +83,38 @@ llvm::Value *chunk_loop(llvm::IRBuilderBase &b, llvm::Value *start, llvm::Value 
   return iv;
 }
 
+/// x86's maxps / minps of two float vectors (a OP c ? a : c, so c when
+/// either is NaN) as the target intrinsic, or null when the host has none for
+/// this width. The intrinsic keeps InstCombine from merging the NaN test
+/// into the compare (select(uno | gt) is four AVX-512 operations; maxps, the
+/// NaN test and a blend are three).
+bool has_x86_pick(llvm::Type *t) {
+  static const HostInfo host = host_info();
+  auto *vt = llvm::dyn_cast<llvm::FixedVectorType>(t);
+  if (!vt || !vt->getElementType()->isFloatTy() || host.triple.rfind("x86_64", 0) != 0) return false;
+  const unsigned n = vt->getNumElements();
+  return n == 4 || (n == 8 && host.avx2) || (n == 16 && host.avx512f);
+}
+
+llvm::Value *x86_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, bool max) {
+  if (!has_x86_pick(a->getType())) return nullptr;
+  switch (llvm::cast<llvm::FixedVectorType>(a->getType())->getNumElements()) {
+  case 16:
+    return b.CreateIntrinsic(max ? llvm::Intrinsic::x86_avx512_max_ps_512 : llvm::Intrinsic::x86_avx512_min_ps_512, {},
+                             {a, c, b.getInt32(4)});
+  case 8: return b.CreateIntrinsic(max ? llvm::Intrinsic::x86_avx_max_ps_256 : llvm::Intrinsic::x86_avx_min_ps_256, {}, {a, c});
+  default: return b.CreateIntrinsic(max ? llvm::Intrinsic::x86_sse_max_ps : llvm::Intrinsic::x86_sse_min_ps, {}, {a, c});
+  }
+}
+
+/// emit_pick as one select of an or of compares: four AVX-512 operations,
+/// but InstCombine folds it away against the identity (-inf for max), as
+/// where a reduction's first chunk meets its accumulator's start.
+llvm::Value *generic_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, bool max) {
+  llvm::Value *better = max ? b.CreateFCmpOGT(a, c) : b.CreateFCmpOLT(a, c);
+  return b.CreateSelect(b.CreateOr(b.CreateFCmpUNO(a, a), better), a, c);
+}
+
 }  // namespace
 
 llvm::Value *emit_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, bool max) {
@@ -93,8 +128,9 @@ llvm::Value *emit_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, b
     else if (auto *s = llvm::dyn_cast_or_null<llvm::ConstantFP>(k->getSplatValue())) v = &s->getValueAPF();
     if (v && !v->isNaN()) return b.CreateSelect(max ? b.CreateFCmpOGT(c, a) : b.CreateFCmpOLT(c, a), c, a);
   }
-  llvm::Value *better = max ? b.CreateFCmpOGT(a, c) : b.CreateFCmpOLT(a, c);
-  return b.CreateSelect(b.CreateOr(b.CreateFCmpUNO(a, a), better), a, c);
+  // a if a is NaN, else a OP c ? a : c, which is maxps(a, c).
+  if (llvm::Value *m = x86_pick(b, a, c, max)) return b.CreateSelect(b.CreateFCmpUNO(a, a), a, m);
+  return generic_pick(b, a, c, max);
 }
 
 llvm::Value *emit_combine(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *old, llvm::Value *v) {
@@ -102,11 +138,22 @@ llvm::Value *emit_combine(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *old,
   case AssignOp::Assign: return v;
   case AssignOp::Add: return b.CreateFAdd(old, v);
   case AssignOp::Mul: return b.CreateFMul(old, v);
-  case AssignOp::Max: return emit_pick(b, v, old, true);
-  case AssignOp::Min: return emit_pick(b, v, old, false);
+  case AssignOp::Max: return generic_pick(b, v, old, true);
+  case AssignOp::Min: return generic_pick(b, v, old, false);
   }
   return v;
 }
+
+namespace {
+
+/// x OP y for merging two partial accumulators (neither is the identity
+/// unless no chunk ran): emit_pick's x86 form for max and min.
+llvm::Value *merge_partials(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *x, llvm::Value *y) {
+  if (op == AssignOp::Max || op == AssignOp::Min) return emit_pick(b, y, x, op == AssignOp::Max);
+  return emit_combine(b, op, x, y);
+}
+
+}  // namespace
 
 llvm::Constant *reduction_identity(AssignOp op, llvm::Type *t) {
   constexpr double inf = std::numeric_limits<double>::infinity();
@@ -123,6 +170,11 @@ llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *v
   auto *vty = llvm::cast<llvm::FixedVectorType>(v->getType());
   unsigned n = vty->getNumElements();
   ATOLL_ASSERT(n > 0 && (n & (n - 1)) == 0, "horizontal fold of a vector whose lanes are not a power of two");
+  // Max and min: one NaN test of the whole vector, then maxps / minps steps
+  // that need not carry NaN (two operations a step instead of four).
+  const bool pick = op == AssignOp::Max || op == AssignOp::Min;
+  llvm::Value *any_nan = nullptr;
+  if (pick && has_x86_pick(vty)) any_nan = b.CreateOrReduce(b.CreateFCmpUNO(v, v));
   while (n > 1) {
     n /= 2;
     std::vector<int> lo, hi;
@@ -130,9 +182,17 @@ llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *v
       lo.push_back(static_cast<int>(i));
       hi.push_back(static_cast<int>(i + n));
     }
-    v = emit_combine(b, op, b.CreateShuffleVector(v, lo), b.CreateShuffleVector(v, hi));
+    llvm::Value *l = b.CreateShuffleVector(v, lo), *h = b.CreateShuffleVector(v, hi);
+    llvm::Value *m = any_nan ? x86_pick(b, l, h, op == AssignOp::Max) : nullptr;
+    if (!m && any_nan) {  // a scalar or odd width on the way down: plain compare and select
+      llvm::Value *better = op == AssignOp::Max ? b.CreateFCmpOGT(l, h) : b.CreateFCmpOLT(l, h);
+      m = b.CreateSelect(better, l, h);
+    }
+    v = m ? m : emit_combine(b, op, l, h);
   }
-  return b.CreateExtractElement(v, b.getInt64(0));
+  llvm::Value *r = b.CreateExtractElement(v, b.getInt64(0));
+  if (any_nan) r = b.CreateSelect(any_nan, llvm::ConstantFP::getNaN(r->getType()), r);
+  return r;
 }
 
 VectorReductionResult emit_vector_reduction_loop(llvm::IRBuilderBase &b, llvm::Value *start, llvm::Value *end,
@@ -148,7 +208,7 @@ VectorReductionResult emit_vector_reduction_loop(llvm::IRBuilderBase &b, llvm::V
     for (std::size_t live = parts.size(); live > 1;) {
       std::size_t half = (live + 1) / 2;
       for (std::size_t c = 0; c + half < live; ++c)
-        for (std::size_t r = 0; r < spec.ops.size(); ++r) parts[c][r] = emit_combine(b, spec.ops[r], parts[c][r], parts[c + half][r]);
+        for (std::size_t r = 0; r < spec.ops.size(); ++r) parts[c][r] = merge_partials(b, spec.ops[r], parts[c][r], parts[c + half][r]);
       live = half;
     }
     merged = parts[0];

@@ -18,11 +18,13 @@
 namespace atl::cpu {
 
 /// NaN-propagating min/max as the evaluator computes it, lane by lane:
-/// (isnan(a) || a OP b) ? a : b.
+/// (isnan(a) || a OP b) ? a : b. Float vectors on x86: maxps / minps, a NaN
+/// test and a blend.
 llvm::Value *emit_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, bool max);
 
 /// old OP v for a reduction operator (Assign gives v), with the builder's
-/// fast-math flags; max and min as emit_pick(v, old), so a NaN sticks.
+/// fast-math flags; max and min as emit_pick(v, old), so a NaN sticks, in
+/// the form of compares and a select that folds against the identity.
 llvm::Value *emit_combine(llvm::IRBuilderBase &b, compute::AssignOp op, llvm::Value *old, llvm::Value *v);
 
 /// The neutral element of `op` (0, 1, -inf, +inf) as a constant of type `t`
@@ -30,7 +32,8 @@ llvm::Value *emit_combine(llvm::IRBuilderBase &b, compute::AssignOp op, llvm::Va
 llvm::Constant *reduction_identity(compute::AssignOp op, llvm::Type *t);
 
 /// The lanes of vector `v` folded with `op`: a shuffle tree, log2(lanes)
-/// steps (lanes a power of two).
+/// steps (lanes a power of two). Max and min on x86: one NaN test of `v`
+/// (a NaN lane gives NaN), then plain maxps / minps steps.
 llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, compute::AssignOp op, llvm::Value *v);
 
 /// What emit_vector_reduction_loop needs: one operator per accumulator, the

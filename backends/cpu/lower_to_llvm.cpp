@@ -631,7 +631,6 @@ private:
     for (const poly::LExprPtr &x : ld.args)
       if (coefficient(*x, current_vector_iterator_) != 0) moves = true;
     if (!moves) return splat(guarded_load(e));
-    if (getenv("ATOLL_NOMASK")) return vector_value(ld);
     const ArrayView &a = view(ld.name);
     std::vector<llvm::Value *> idx = index_list(ld.args);
     llvm::Value *inside = b_.getTrue();

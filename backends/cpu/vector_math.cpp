@@ -6,9 +6,12 @@
 // vector_math.h are measured by the unit tests.
 #include "backends/cpu/vector_math.h"
 
+#include "backends/cpu/llvm_host.h"
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/DerivedTypes.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Module.h>
 
@@ -66,26 +69,57 @@ constexpr double kLn2Lo = 1.428606765330187045e-06;   // ln 2 - kLn2Hi, rounded 
 constexpr double kLog2e = 1.4426950408889634;
 constexpr double kRound = 12582912.0;  // 1.5 * 2^23: adding it rounds to an integer in the low mantissa bits
 
-/// e^x; `full`: any x (clamped, overflow to +inf, denormal results rounded
-/// once, NaN kept); otherwise x must lie in [-87, 88] (normal results, one
-/// scale by 2^n: the same bits as the full version there, eight operations
-/// fewer; NaN still gives NaN).
-llvm::Value *exp_core(llvm::IRBuilder<> &b, llvm::Value *x, bool full) {
+/// How exp_core applies the 2^n of e^x = e^r 2^n.
+enum class ExpScale {
+  /// One multiply by 2^n built from n's bits: the same bits as kSplit
+  /// whenever n + 127 lies in [1, 254] (so for every x in [-87, 88]), eight
+  /// operations fewer; x is not clamped, and NaN still gives NaN.
+  kOnce,
+  /// Any x: clamped, 2^n as two normal halves, so overflow gives +inf and a
+  /// denormal result is rounded once, correctly; NaN kept.
+  kSplit,
+  /// Any x, as kSplit, with AVX-512's vscalefps (e^r 2^n rounded once, so
+  /// the same bits as kSplit) in place of the integer work and the two
+  /// multiplies. Only for vectors of a host with AVX-512 (VL below 16 lanes).
+  kScalef,
+};
+
+/// e^x, scaled as `how` says. `biased`, when given, receives n + 127 as i32
+/// (kOnce only).
+llvm::Value *exp_core(llvm::IRBuilder<> &b, llvm::Value *x, ExpScale how, llvm::Value **biased = nullptr) {
   Em e(b, x);
   // Clamp to [-104, 89] (NaN stays NaN). Beyond those the result is 0 or +inf
   // anyway, and the clamped values give that.
-  llvm::Value *xc = full ? e.clamp(x, -104.0, 89.0) : x;
+  llvm::Value *xc = how == ExpScale::kOnce ? x : e.clamp(x, -104.0, 89.0);
   // n = round(x / ln 2) both as float and as i32, via the 1.5*2^23 trick.
   llvm::Value *t = e.fma(xc, e.f(kLog2e), e.f(kRound));
   llvm::Value *nf = b.CreateFSub(t, e.f(kRound));
-  llvm::Value *ni = b.CreateSub(e.bits(t), e.bits(e.f(kRound)));
   // r = x - n ln 2 in [-ln2/2, ln2/2] (Cody-Waite, two constants).
   llvm::Value *r = e.fma(nf, e.f(-kLn2Hi), xc);
   r = e.fma(nf, e.f(-kLn2Lo), r);
   // e^r = 1 + r + r^2 P(r).
   llvm::Value *p = e.horner(r, {0.499999911, 0.166665033, 0.0416685939, 0.00837077573, 0.00138103287});
   llvm::Value *er = b.CreateFAdd(e.fma(b.CreateFMul(r, r), p, r), e.f(1.0));
-  if (!full) return b.CreateFMul(er, e.flt(b.CreateShl(b.CreateAdd(ni, e.i(127)), e.i(23))));
+  if (how == ExpScale::kScalef) {
+    auto *vt = llvm::cast<llvm::FixedVectorType>(er->getType());
+    const unsigned lanes = vt->getNumElements();
+    llvm::Value *all = lanes == 16 ? b.getInt16(0xffff) : b.getInt8(0xff);
+    std::vector<llvm::Value *> args{er, nf, llvm::PoisonValue::get(vt), all};
+    llvm::Intrinsic::ID id = llvm::Intrinsic::x86_avx512_mask_scalef_ps_128;
+    if (lanes == 16) {
+      id = llvm::Intrinsic::x86_avx512_mask_scalef_ps_512;
+      args.push_back(b.getInt32(4));  // the current rounding mode
+    } else if (lanes == 8) {
+      id = llvm::Intrinsic::x86_avx512_mask_scalef_ps_256;
+    }
+    return b.CreateIntrinsic(id, {}, args);
+  }
+  llvm::Value *ni = b.CreateSub(e.bits(t), e.bits(e.f(kRound)));
+  if (how == ExpScale::kOnce) {
+    llvm::Value *bn = b.CreateAdd(ni, e.i(127));
+    if (biased) *biased = bn;
+    return b.CreateFMul(er, e.flt(b.CreateShl(bn, e.i(23))));
+  }
   // 2^n as 2^n1 * 2^n2 (n in [-150, 129], both halves normal floats), so
   // overflow gives +inf and the denormal range is rounded once, correctly.
   // A NaN gives a NaN er, and so a NaN whatever the scale.
@@ -96,22 +130,34 @@ llvm::Value *exp_core(llvm::IRBuilder<> &b, llvm::Value *x, bool full) {
   return b.CreateFMul(b.CreateFMul(er, s1), s2);
 }
 
-/// The body of a vector e^x: when every lane lies in [-87, 88] (the common
-/// case), exp_core's one-scale version, which gives the same bits there;
-/// otherwise (a lane near or past the ends of the float range, or NaN) a
-/// branch to the full version.
-llvm::Value *exp_vector_body(llvm::IRBuilder<> &b, llvm::Value *x) {
+/// Whether vectors of `lanes` floats may use vscalefps on this host.
+bool host_scalef(unsigned lanes) {
+  static const HostInfo host = host_info();
+  return lanes == 16 ? host.avx512f : (lanes == 8 || lanes == 4) && host.avx512f && host.avx512vl;
+}
+
+/// The body of a vector e^x. With AVX-512, kScalef: every x, no branch.
+/// Otherwise kOnce, which gives the same bits as kSplit when every lane's
+/// n + 127 lies in [1, 254] (the common case), and a branch to kSplit when a
+/// lane's does not (a lane near or past the ends of the float range, or
+/// NaN). The test is on n's integer, which kOnce computes anyway: an add and
+/// an unsigned compare. A NaN, an infinity or |x| >= 2^22 ln 2 gives an n
+/// far outside the range (the rounding trick's bits leave 1.5 * 2^23's
+/// binade), so it takes the branch.
+llvm::Value *exp_vector_body(llvm::IRBuilder<> &b, llvm::Value *x, bool scalef) {
   Em e(b, x);
-  llvm::Value *xc = e.clamp(x, -87.0, 88.0);
-  llvm::Value *beyond = b.CreateOrReduce(b.CreateFCmpUNE(x, xc));  // true for NaN too
-  llvm::Value *common = exp_core(b, xc, false);
+  if (scalef)
+    return exp_core(b, x, ExpScale::kScalef);
+  llvm::Value *bn = nullptr;
+  llvm::Value *common = exp_core(b, x, ExpScale::kOnce, &bn);
+  llvm::Value *beyond = b.CreateOrReduce(b.CreateICmpUGT(b.CreateSub(bn, e.i(1)), e.i(253)));
   llvm::BasicBlock *from = b.GetInsertBlock();
   llvm::LLVMContext &ctx = b.getContext();
   auto *wide = llvm::BasicBlock::Create(ctx, "wide", from->getParent());
   auto *join = llvm::BasicBlock::Create(ctx, "join", from->getParent());
   b.CreateCondBr(beyond, wide, join, llvm::MDBuilder(ctx).createBranchWeights(1, 64));
   b.SetInsertPoint(wide);
-  llvm::Value *rare = exp_core(b, x, true);
+  llvm::Value *rare = exp_core(b, x, ExpScale::kSplit);
   b.CreateBr(join);
   b.SetInsertPoint(join);
   llvm::PHINode *res = b.CreatePHI(e.ft, 2);
@@ -120,14 +166,16 @@ llvm::Value *exp_vector_body(llvm::IRBuilder<> &b, llvm::Value *x) {
   return res;
 }
 
-/// A call of the module's `atoll.exp.vNf32`, defined on first use: internal,
-/// always inlined, no memory effects. The branch of exp_vector_body stays
-/// out of the caller's blocks until inlining, so an epilogue with an exp is
-/// still one value that later passes can move (hoist_epilogues).
-llvm::Value *exp_vector_call(llvm::IRBuilder<> &b, llvm::Value *x) {
+/// A call of the module's `atoll.exp.vNf32` (`atoll.expb.vNf32` for the
+/// branching body), defined on first use: internal, always inlined, no memory
+/// effects. The branch of exp_vector_body stays out of the caller's blocks
+/// until inlining, so an epilogue with an exp is still one value that later
+/// passes can move (hoist_epilogues).
+llvm::Value *exp_vector_call(llvm::IRBuilder<> &b, llvm::Value *x, bool scalef) {
   llvm::Module *m = b.GetInsertBlock()->getModule();
   auto *vt = llvm::cast<llvm::FixedVectorType>(x->getType());
-  const std::string name = "atoll.exp.v" + std::to_string(vt->getNumElements()) + "f32";
+  const std::string name =
+      std::string(scalef ? "atoll.exp.v" : "atoll.expb.v") + std::to_string(vt->getNumElements()) + "f32";
   llvm::Function *f = m->getFunction(name);
   if (!f) {
     f = llvm::Function::Create(llvm::FunctionType::get(vt, {vt}, false), llvm::GlobalValue::InternalLinkage, name, m);
@@ -139,7 +187,7 @@ llvm::Value *exp_vector_call(llvm::IRBuilder<> &b, llvm::Value *x) {
     f->addFnAttr(llvm::Attribute::Speculatable);
     f->setMemoryEffects(llvm::MemoryEffects::none());
     llvm::IRBuilder<> fb(llvm::BasicBlock::Create(m->getContext(), "entry", f));
-    fb.CreateRet(exp_vector_body(fb, f->getArg(0)));
+    fb.CreateRet(exp_vector_body(fb, f->getArg(0), scalef));
   }
   return b.CreateCall(f, {x});
 }
@@ -147,7 +195,13 @@ llvm::Value *exp_vector_call(llvm::IRBuilder<> &b, llvm::Value *x) {
 }  // namespace
 
 llvm::Value *emit_exp(llvm::IRBuilder<> &b, llvm::Value *x) {
-  return x->getType()->isVectorTy() ? exp_vector_call(b, x) : exp_core(b, x, true);
+  if (auto *vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
+    return exp_vector_call(b, x, host_scalef(vt->getNumElements()));
+  return exp_core(b, x, ExpScale::kSplit);
+}
+
+llvm::Value *emit_exp_branching(llvm::IRBuilder<> &b, llvm::Value *x) {
+  return x->getType()->isVectorTy() ? exp_vector_call(b, x, false) : exp_core(b, x, ExpScale::kSplit);
 }
 
 llvm::Value *emit_log(llvm::IRBuilder<> &b, llvm::Value *x) {
@@ -188,7 +242,7 @@ llvm::Value *emit_tanh(llvm::IRBuilder<> &b, llvm::Value *x) {
   // Beyond: (1 - t) / (1 + t), t = e^-2|x|, which rounds to exactly 1 for
   // |x| > 9: |x| is clamped to 9 (+-inf included), so e^-2|x| is normal.
   llvm::Value *ac = b.CreateSelect(b.CreateFCmpOGT(a, e.f(9.0)), e.f(9.0), a);
-  llvm::Value *t = exp_core(b, b.CreateFMul(ac, e.f(-2.0)), false);
+  llvm::Value *t = exp_core(b, b.CreateFMul(ac, e.f(-2.0)), ExpScale::kOnce);
   llvm::Value *big = b.CreateFDiv(b.CreateFSub(e.f(1.0), t), b.CreateFAdd(e.f(1.0), t));
   big = e.with_sign(big, e.sign(x));
   return b.CreateSelect(b.CreateFCmpOLT(a, e.f(0.625)), small, big);

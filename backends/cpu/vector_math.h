@@ -19,10 +19,16 @@ namespace atl::cpu {
 
 /// e^x. Max error 1.04 ulp for normal results. x > 88.7228 -> +inf,
 /// x < -103.98 -> +0; results in the denormal range are computed (not
-/// flushed; error <= 1 denormal ulp). NaN -> NaN. A vector with every lane in
-/// [-87, 88] scales by 2^n once; one with a lane beyond (or NaN) branches to
-/// the full range's two scales. The bits are the same either way.
+/// flushed; error <= 1 denormal ulp). NaN -> NaN. On a host with AVX-512 a
+/// vector scales by 2^n with vscalefps, with no branch. Elsewhere a vector
+/// whose every lane is in about [-87.6, 88.3] scales by 2^n once; one with a
+/// lane beyond (or NaN) branches to the full range's two scales. The bits
+/// are the same every way.
 llvm::Value *emit_exp(llvm::IRBuilder<> &b, llvm::Value *x);
+
+/// emit_exp as on a host without AVX-512 (the branching vector form), on
+/// any host: for the tests, which check both forms' bits.
+llvm::Value *emit_exp_branching(llvm::IRBuilder<> &b, llvm::Value *x);
 
 /// Natural log. Max error 0.87 ulp (denormal inputs included). log(+-0) = -inf,
 /// log(x<0) = NaN, log(+inf) = +inf, NaN -> NaN.

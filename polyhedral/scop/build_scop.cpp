@@ -314,42 +314,16 @@ private:
       }
       tuple += "]";
       st.domain = isl::set(ctx_, prefix_ + "{ " + tuple + " : " + cons + " }").intersect_params(scop_.context);
-      st.write = access(st, tuple, *st.lhs, false);
+      st.write = element_access(scop_, st, *st.lhs, false);
       if (!as.init) {
         std::vector<BodyRead> reads;
         collect_reads(*st.rhs, false, reads);
-        for (const auto &r : reads) st.reads.push_back(access(st, tuple, *r.read, r.guarded));
+        for (const auto &r : reads) st.reads.push_back(element_access(scop_, st, *r.read, r.guarded));
       }
       scop_.statements.push_back(std::move(st));
     }
   }
 
-  ScopAccess access(const ScopStatement &st, const std::string &tuple, const Expr &read, bool guarded) {
-    const ScopArray *arr = scop_.array(read.name);
-    ATOLL_ASSERT(arr, "access to an unknown array " + read.name);
-    ScopAccess a;
-    a.array = read.name;
-    a.guarded = guarded;
-    std::string outs, cons = "true";
-    for (std::size_t d = 0; d < read.args.size(); ++d) {
-      std::string o = "o" + std::to_string(d);
-      outs += (d ? ", " : "") + o;
-      const Expr &s = *read.args[d];
-      if (compute::contains_read(s)) {
-        a.indirect = true;
-        cons += " and 0 <= " + o + " < " + dim_text(arr->array.shape[d]);
-        continue;
-      }
-      auto q = compute::to_quasi_affine(s);
-      if (!q) throw UserError("non-affine subscript '" + compute::print(s) + "' in '" + compute::print(read) + "'");
-      cons += " and " + o + " = " + qa_text(*q);
-    }
-    isl::map m(ctx_, prefix_ + "{ " + tuple + " -> " + read.name + "[" + outs + "] : " + cons + " }");
-    m = m.intersect_domain(st.domain);
-    if (guarded) m = m.intersect_range(arr->extent);
-    a.relation = m;
-    return a;
-  }
 };
 
 }  // namespace
@@ -433,6 +407,38 @@ isl::schedule Scop::original_schedule() const {
   }
   text += " ] } }";
   return isl::schedule(context.ctx(), text);
+}
+
+ScopAccess element_access(const Scop &scop, const ScopStatement &st, const compute::Expr &read, bool guarded) {
+  const ScopArray *arr = scop.array(read.name);
+  ATOLL_ASSERT(arr, "access to an unknown array " + read.name);
+  ScopAccess a;
+  a.array = read.name;
+  a.guarded = guarded;
+  std::string prefix, tuple = st.name + "[";
+  for (std::size_t p = 0; p < scop.params.size(); ++p) prefix += (p ? ", " : "") + scop.params[p];
+  if (!prefix.empty()) prefix = "[" + prefix + "] -> ";
+  for (std::size_t k = 0; k < st.indices.size(); ++k) tuple += (k ? ", " : "") + isl_variable(st.indices[k]);
+  tuple += "]";
+  std::string outs, cons = "true";
+  for (std::size_t d = 0; d < read.args.size(); ++d) {
+    std::string o = "o" + std::to_string(d);
+    outs += (d ? ", " : "") + o;
+    const Expr &s = *read.args[d];
+    if (compute::contains_read(s)) {
+      a.indirect = true;
+      cons += " and 0 <= " + o + " < " + dim_text(arr->array.shape[d]);
+      continue;
+    }
+    auto q = compute::to_quasi_affine(s);
+    if (!q) throw UserError("non-affine subscript '" + compute::print(s) + "' in '" + compute::print(read) + "'");
+    cons += " and " + o + " = " + qa_text(*q);
+  }
+  isl::map m(st.domain.ctx(), prefix + "{ " + tuple + " -> " + read.name + "[" + outs + "] : " + cons + " }");
+  m = m.intersect_domain(st.domain);
+  if (guarded) m = m.intersect_range(arr->extent);
+  a.relation = m;
+  return a;
 }
 
 Scop build_scop(isl::ctx ctx, const Graph &graph, const std::vector<NodeId> &cluster) {

@@ -82,6 +82,13 @@ struct Scop {
 /// definitions it cannot represent, isl::exception for isl failures.
 Scop build_scop(isl::ctx ctx, const Graph &graph, const std::vector<NodeId> &cluster);
 
+/// The access of statement `st` (its name, indices and domain set) to the
+/// element `read` (a Read node of an array of `scop`): exact for
+/// quasi-affine subscripts, the whole axis for an indirect one, the
+/// in-bounds part when `guarded`. Throws atl::UserError for a non-affine
+/// subscript.
+ScopAccess element_access(const Scop &scop, const ScopStatement &st, const compute::Expr &read, bool guarded);
+
 /// `explain --stage scop`: parameters, arrays, then per statement its
 /// domain, accesses and body.
 void print_scop(std::ostream &os, const Scop &scop);

@@ -9,5 +9,6 @@ target_sources(atoll_poly PRIVATE
   transforms/interleave_rows.cpp
   transforms/tile_transpose.cpp
   transforms/coalesce_dims.cpp
+  transforms/inline_producers.cpp
   transforms/version_guards.cpp
 )

@@ -97,6 +97,13 @@ ClusterLayout cluster_layout(const Graph &graph, const std::vector<NodeId> &clus
       else parent[find(it->second)] = find(*head);
     }
   }
+  // An inlined operator goes with the one that computes its values.
+  for (const auto &[node, into] : result.inlined) {
+    auto from = index_of.find(node), to = index_of.find(into);
+    if (from == index_of.end() || to == index_of.end()) continue;
+    first_nest[from->second] = first_nest[to->second];
+    parent[find(from->second)] = find(to->second);
+  }
   // Parts: operators with statements, grouped by root, ordered by first nest.
   std::map<std::size_t, std::vector<std::string>> by_root;
   std::map<std::size_t, std::size_t> root_first;

@@ -46,6 +46,7 @@ llvm::Value *gelu_formula(llvm::IRBuilder<> &b, llvm::Value *x) {
 }
 
 const MathFn kFns[] = {{"exp", atl::cpu::emit_exp},
+                       {"exp_branching", atl::cpu::emit_exp_branching},
                        {"log", atl::cpu::emit_log},
                        {"tanh", atl::cpu::emit_tanh},
                        {"sigmoid", atl::cpu::emit_sigmoid},
@@ -272,19 +273,31 @@ TEST_SUITE("backends") {
     CHECK(std::isnan(one("exp", kNaN)));
   }
 
-  TEST_CASE("vector math: exp's one-scale and full-range vectors give the same bits in any mix of lanes") {
-    // A vector scales once when every lane is in [-87, 88] and branches to
-    // the full range's code when one is not: lanes from both ranges, NaN and
-    // infinities in random order must match the branch-free scalar code.
+  TEST_CASE("vector math: exp's vscalefps, one-scale and full-range vectors give the same bits in any mix of lanes") {
+    // With AVX-512 a vector scales by vscalefps, for any x. Without (and in
+    // the branching form, run on every host) a vector scales once when every
+    // lane's n = round(x / ln 2) has n + 127
+    // in [1, 254] (x in about [-87.68, 88.37]) and branches to the full
+    // range's code when one does not: lanes from both ranges, both sides of
+    // n's ends, NaN of either sign, infinities and values so large that the
+    // rounding trick leaves its binade (|x| near 2^22 ln 2 and beyond), in
+    // random order, must match the branch-free scalar code.
     std::mt19937 rng(11);
     std::uniform_real_distribution<float> common(-87.0f, 88.0f), low(-110.0f, -86.0f), high(87.5f, 90.0f);
-    const float special[] = {kNaN, kInf, -kInf, 0.0f, -0.0f, kDen, -87.0f, 88.0f, -87.3365f, 88.3763f, 88.7228f};
+    const float special[] = {kNaN,     -kNaN,      kInf,      -kInf,      0.0f,       -0.0f,     kDen,
+                             -87.0f,   88.0f,      -87.3365f, 88.3763f,   88.7228f,   -87.6783f, -87.6784f,
+                             88.3762f, 88.3764f,   1e30f,     -1e30f,     2907270.0f, -2907270.0f, 5814540.0f,
+                             -5814540.0f, 3.0e38f, -3.0e38f};
+    constexpr unsigned kSpecial = sizeof special / sizeof special[0];
     std::vector<float> x(16 * 4001 + 5);
     for (float &v : x) {
       unsigned pick = rng() % 64;
-      v = pick < 56 ? common(rng) : pick < 59 ? low(rng) : pick < 62 ? high(rng) : special[rng() % 11];
+      v = pick < 56 ? common(rng) : pick < 59 ? low(rng) : pick < 62 ? high(rng) : special[rng() % kSpecial];
     }
     std::vector<float> out = run("exp", x);  // vector = scalar, bit for bit
+    // The branching form (hosts without AVX-512), run on this host too.
+    std::vector<float> branching = run("exp_branching", x);
+    CHECK(std::memcmp(out.data(), branching.data(), out.size() * sizeof(float)) == 0);
     std::vector<float> finite;
     for (std::size_t k = 0; k < x.size(); ++k) {
       if (std::isnan(x[k])) CHECK(std::isnan(out[k]));

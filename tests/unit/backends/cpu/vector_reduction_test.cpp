@@ -202,8 +202,10 @@ TEST_CASE("cpu vector reductions: stores that move with the loop are vector stor
   std::string ir = emit_llvm_ir({k});
   // A loop of exp chains keeps one partial accumulator per reduction (four
   // copies of the chain would spill): two phis, and the join of the exp's
-  // own function (atoll.exp.v16f32).
-  CHECK(phis(ir, "<16 x float>") == 3);
+  // own function (atoll.exp.v16f32) where it branches (hosts without
+  // AVX-512's vscalefps).
+  const bool branching_exp = ir.find("\nwide:") != std::string::npos;
+  CHECK(phis(ir, "<16 x float>") == (branching_exp ? 3 : 2));
   CHECK(ir.find("define internal <16 x float> @atoll.exp.v16f32") != std::string::npos);
   CHECK(count(ir, "store <16 x float>") == 1);  // P: one per chunk
   for (const auto &[path, exe] : both_paths({k}))

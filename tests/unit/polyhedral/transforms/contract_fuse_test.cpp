@@ -64,10 +64,18 @@ const LArray *local(const ClusterResult &r, const std::string &name) {
   return nullptr;
 }
 
+/// Options that keep the temporaries these tests are about: no producer
+/// is recomputed in its readers (transforms/inline_producers).
+PolyOptions kept() {
+  PolyOptions o;
+  o.inline_producers = false;
+  return o;
+}
+
 /// Contraction alone: reuse_temporaries (which runs first and would give
 /// these temporaries their reader's storage) off.
 PolyOptions contract_only() {
-  PolyOptions o;
+  PolyOptions o = kept();
   o.reuse_temporaries = false;
   return o;
 }
@@ -117,14 +125,14 @@ TEST_CASE("without vectorization the temporary of an elementwise chain becomes a
 
 TEST_CASE("contraction is an option, and a graph output is never contracted") {
   Graph g = bias_gelu(4, 8);
-  PolyOptions o;
+  PolyOptions o = kept();
   o.contract = false;
   o.reuse_temporaries = false;
   ClusterResult r = polytest::compile(g, o);
   CHECK(r.kernel.locals.empty());
   CHECK(r.stats.count("arrays_contracted") == 0);
   CHECK(has_array(r.kernel.arrays, r.array_of_tensor.at("f")));
-  ClusterResult c = polytest::compile(g);
+  ClusterResult c = polytest::compile(g, kept());
   CHECK(has_array(c.kernel.arrays, c.array_of_tensor.at("g")));
 }
 
@@ -133,7 +141,7 @@ TEST_CASE("a residual Add feeding LayerNormalization keeps one row and scalar st
     CAPTURE(rows);
     CAPTURE(cols);
     Graph g = add_layernorm(rows, cols);
-    ClusterResult r = polytest::compile(g);
+    ClusterResult r = polytest::compile(g, kept());
     const LArray *h = local(r, r.array_of_tensor.at("h"));
     REQUIRE(h != nullptr);
     CHECK(h->shape == SymShape{1, cols});
@@ -180,7 +188,7 @@ TEST_CASE("fuse_sibling_bands fuses Softmax's phases on the row loops, and the r
   if (s.schedule.root().child(0).isa<isl::schedule_node_sequence>()) CHECK(f.fusions >= 1);
   CHECK(!f.schedule.root().child(0).isa<isl::schedule_node_sequence>());  // one outer band now
 
-  ClusterResult r = polytest::compile(g);
+  ClusterResult r = polytest::compile(g, kept());
   CHECK(r.kernel.arrays.size() == 3);  // x, s, p
   const LArray *xs = local(r, r.array_of_tensor.at("xs"));
   REQUIRE(xs != nullptr);

@@ -15,6 +15,15 @@ using namespace atl::poly;
 
 namespace {
 
+/// Options that keep the temporaries these tests are about: no producer
+/// is recomputed in its readers (transforms/inline_producers).
+PolyOptions kept() {
+  PolyOptions o;
+  o.inline_producers = false;
+  return o;
+}
+
+
 std::string dims(int a, int b) { return "[" + std::to_string(a) + ", " + std::to_string(b) + "]"; }
 
 /// y = Relu(MatMul(x, w) + b): the MatMul's product and the biased sum are temporaries.
@@ -49,7 +58,7 @@ TEST_CASE("a contraction's product and its elementwise epilogue run in the outpu
     CAPTURE(k);
     CAPTURE(n);
     Graph g = matmul_bias_relu(m, k, n);
-    ClusterResult r = polytest::compile(g);
+    ClusterResult r = polytest::compile(g, kept());
     const std::string p = r.array_of_tensor.at("p"), pb = r.array_of_tensor.at("pb"), y = r.array_of_tensor.at("y");
     CHECK(!has_array(r.kernel, p));
     CHECK(!has_array(r.kernel, pb));
@@ -61,7 +70,7 @@ TEST_CASE("a contraction's product and its elementwise epilogue run in the outpu
     CHECK(ast.find(y + "[") != std::string::npos);
     CHECK(polytest::check_against_definitions(g, r) < 1e-5);
     // The same without tiling (isl's tree as it is).
-    PolyOptions o;
+    PolyOptions o = kept();
     o.tile = false;
     ClusterResult u = polytest::compile(g, o);
     CHECK(!has_array(u.kernel, p));
@@ -71,7 +80,7 @@ TEST_CASE("a contraction's product and its elementwise epilogue run in the outpu
 
 TEST_CASE("reuse is an option") {
   Graph g = matmul_bias_relu(8, 8, 8);
-  PolyOptions o;
+  PolyOptions o = kept();
   o.reuse_temporaries = false;
   ClusterResult r = polytest::compile(g, o);
   CHECK(has_array(r.kernel, r.array_of_tensor.at("p")));
@@ -85,7 +94,7 @@ TEST_CASE("a temporary with two readers, or read at another element, keeps its s
                            {"op": "Relu", "name": "r", "inputs": ["f"], "outputs": ["y"]},
                            {"op": "Mul", "name": "m", "inputs": ["f", "y"], "outputs": ["z"]}])",
                        io);
-  ClusterResult r = polytest::compile(two);
+  ClusterResult r = polytest::compile(two, kept());
   CHECK(r.stats.count("temporaries_reused") == 0);
   CHECK(polytest::check_against_definitions(two, r) < 1e-6);
   // t is read transposed: the reader's element is not the writer's.
@@ -94,7 +103,7 @@ TEST_CASE("a temporary with two readers, or read at another element, keeps its s
                                   {"op": "Transpose", "name": "tr", "inputs": ["t"], "outputs": ["y"],
                                    "attrs": {"perm": [1, 0]}}])",
                               io2);
-  PolyOptions o;
+  PolyOptions o = kept();
   o.contract = false;
   ClusterResult t = polytest::compile(transposed, o);
   CHECK(has_array(t.kernel, t.array_of_tensor.at("t")));
@@ -108,7 +117,7 @@ TEST_CASE("of two temporaries read by one statement, only one takes its storage"
                          {"op": "Exp", "name": "e", "inputs": ["x"], "outputs": ["b"]},
                          {"op": "Add", "name": "s", "inputs": ["a", "b"], "outputs": ["y"]}])",
                      io);
-  PolyOptions o;
+  PolyOptions o = kept();
   o.contract = false;
   ClusterResult r = polytest::compile(g, o);
   CHECK(r.stats.at("temporaries_reused") == 1);
@@ -124,7 +133,7 @@ TEST_CASE("a reader that writes only part of its array does not take the tempora
                                      {"op": "Compute", "name": "p", "inputs": ["t"], "outputs": ["y"],
                                       "attrs": {"expr": "y(i) = t(i) * 2 where i in 0:5", "shape": [8]}}])",
                                  io);
-  PolyOptions o;
+  PolyOptions o = kept();
   o.contract = false;
   ClusterResult r = polytest::compile(g, o);
   CHECK(r.stats.count("temporaries_reused") == 0);
@@ -140,7 +149,7 @@ TEST_CASE("a reduction's reader and a broadcast reader keep the temporary's stor
                           "attrs": {"axes": [1], "keepdims": 1}},
                          {"op": "Div", "name": "d", "inputs": ["f", "sum"], "outputs": ["y"]}])",
                      io);
-  PolyOptions o;
+  PolyOptions o = kept();
   o.contract = false;
   ClusterResult r = polytest::compile(g, o);
   CHECK(has_array(r.kernel, r.array_of_tensor.at("f")));

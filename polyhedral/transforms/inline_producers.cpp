@@ -1,0 +1,157 @@
+// Inlines cheap elementwise producers of cluster temporaries into their readers.
+#include "polyhedral/transforms/inline_producers.h"
+
+#include "polyhedral/scop/collect_reads.h"
+
+#include <algorithm>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <memory>
+
+namespace atl::poly {
+
+namespace {
+
+using compute::Expr;
+using compute::ExprKind;
+using compute::ExprPtr;
+
+/// Operations of a value expression (subscripts not counted); -1 when it
+/// holds something a producer must not have (a guard, a read of an array
+/// the cluster writes, an indirect or non-affine subscript).
+int value_operations(const Scop &scop, const Expr &e) {
+  switch (e.kind) {
+  case ExprKind::Number: case ExprKind::Var: return 0;
+  case ExprKind::Guard: return -1;
+  case ExprKind::Read: {
+    const ScopArray *a = scop.array(e.name);
+    if (!a || a->kind != ScopArray::Kind::Input) return -1;
+    for (const ExprPtr &s : e.args)
+      if (!s || compute::contains_read(*s) || !compute::to_quasi_affine(*s)) return -1;
+    return 0;
+  }
+  case ExprKind::Unary: case ExprKind::Binary: case ExprKind::Select: case ExprKind::Call: {
+    int n = 1;
+    for (const ExprPtr &a : e.args) {
+      int k = a ? value_operations(scop, *a) : -1;
+      if (k < 0) return -1;
+      n += k;
+    }
+    return n;
+  }
+  }
+  return -1;
+}
+
+/// Reads of `array` in `e`: counted in `plain`; `bad` when one is guarded,
+/// sits in a subscript or has a subscript that is not quasi-affine.
+void count_reads(const Expr &e, const std::string &array, bool in_subscript, bool in_guard, int &plain, bool &bad) {
+  if (e.kind == ExprKind::Read && e.name == array) {
+    if (in_subscript || in_guard) bad = true;
+    for (const ExprPtr &s : e.args)
+      if (!s || compute::contains_read(*s) || !compute::to_quasi_affine(*s)) bad = true;
+    ++plain;
+  }
+  for (const ExprPtr &a : e.args)
+    if (a) count_reads(*a, array, in_subscript || e.kind == ExprKind::Read, in_guard || e.kind == ExprKind::Guard, plain, bad);
+}
+
+/// `e` with every read of `array` replaced by `value`, whose variables
+/// `indices` take the read's subscripts.
+ExprPtr substitute(const ExprPtr &e, const std::string &array, const ExprPtr &value,
+                   const std::vector<std::string> &indices) {
+  if (e->kind == ExprKind::Read && e->name == array) {
+    std::map<std::string, ExprPtr> at;
+    for (std::size_t d = 0; d < indices.size(); ++d) at[indices[d]] = e->args[d];
+    std::function<ExprPtr(const ExprPtr &)> bind = [&](const ExprPtr &v) -> ExprPtr {
+      if (v->kind == ExprKind::Var) {
+        auto it = at.find(v->name);
+        return it == at.end() ? v : it->second;
+      }
+      auto copy = std::make_shared<Expr>(*v);
+      for (ExprPtr &a : copy->args)
+        if (a) a = bind(a);
+      return copy;
+    };
+    return bind(value);
+  }
+  bool changed = false;
+  std::vector<ExprPtr> args;
+  for (const ExprPtr &a : e->args) {
+    args.push_back(a ? substitute(a, array, value, indices) : a);
+    changed |= args.back() != a;
+  }
+  if (!changed) return e;
+  auto copy = std::make_shared<Expr>(*e);
+  copy->args = std::move(args);
+  return copy;
+}
+
+/// Whether statement `k` can be inlined; its readers' positions in `readers`.
+bool inlinable(const Scop &scop, std::size_t k, int max_reads, std::vector<std::size_t> &readers) {
+  const ScopStatement &s = scop.statements[k];
+  if (s.init || s.op != compute::AssignOp::Assign || !s.rhs || !s.lhs) return false;
+  if (std::find(s.reduction.begin(), s.reduction.end(), true) != s.reduction.end()) return false;
+  const ScopArray *a = scop.array(s.write.array);
+  if (!a || a->kind != ScopArray::Kind::ClusterLocal || a->array.dtype != DType::F32) return false;
+  // Element (i0, ..., in) at domain point (i0, ..., in).
+  if (s.lhs->args.size() != s.indices.size()) return false;
+  for (std::size_t d = 0; d < s.indices.size(); ++d)
+    if (!s.lhs->args[d] || s.lhs->args[d]->kind != ExprKind::Var || s.lhs->args[d]->name != s.indices[d]) return false;
+  const int ops = value_operations(scop, *s.rhs);
+  if (ops < 0 || ops > 1) return false;
+  int reads = 0;
+  readers.clear();
+  for (std::size_t t = 0; t < scop.statements.size(); ++t) {
+    if (t == k) continue;
+    const ScopStatement &r = scop.statements[t];
+    if (r.write.array == s.write.array) return false;  // another writer
+    int plain = 0;
+    bool bad = false;
+    if (r.rhs) count_reads(*r.rhs, s.write.array, false, false, plain, bad);
+    if (r.lhs)
+      for (const ExprPtr &sub : r.lhs->args)
+        if (sub) count_reads(*sub, s.write.array, true, false, plain, bad);
+    if (bad) return false;
+    if (plain == 0) continue;
+    if (t < k) return false;  // read before it is written
+    reads += plain;
+    readers.push_back(t);
+  }
+  return !readers.empty() && reads <= max_reads;
+}
+
+}  // namespace
+
+InlineResult inline_producers(Scop &scop, int max_reads) {
+  InlineResult res;
+  std::vector<std::size_t> readers;
+  for (std::size_t k = 0; k < scop.statements.size();) {
+    if (!inlinable(scop, k, max_reads, readers)) {
+      ++k;
+      continue;
+    }
+    const ScopStatement s = scop.statements[k];
+    const std::string array = s.write.array;
+    for (std::size_t t : readers) {
+      ScopStatement &r = scop.statements[t];
+      r.rhs = substitute(r.rhs, array, s.rhs, s.indices);
+      std::vector<BodyRead> reads;
+      collect_reads(*r.rhs, false, reads);
+      r.reads.clear();
+      for (const BodyRead &b : reads) r.reads.push_back(element_access(scop, r, *b.read, b.guarded));
+    }
+    res.statements.push_back(s.name);
+    res.into[s.node] = scop.statements[readers.front()].node;
+    scop.statements.erase(scop.statements.begin() + static_cast<std::ptrdiff_t>(k));
+    scop.arrays.erase(std::remove_if(scop.arrays.begin(), scop.arrays.end(),
+                                     [&](const ScopArray &a) { return a.array.name == array; }),
+                      scop.arrays.end());
+    for (auto it = scop.array_of_tensor.begin(); it != scop.array_of_tensor.end();)
+      it = it->second == array ? scop.array_of_tensor.erase(it) : std::next(it);
+  }
+  return res;
+}
+
+}  // namespace atl::poly
