@@ -10,5 +10,6 @@ target_sources(atoll_poly PRIVATE
   transforms/tile_transpose.cpp
   transforms/coalesce_dims.cpp
   transforms/inline_producers.cpp
+  transforms/specialize_remainders.cpp
   transforms/version_guards.cpp
 )

@@ -230,15 +230,20 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     nr = nvec * lanes;
   }
   long mr = o.unroll > 0 ? o.unroll : std::clamp((t.vector_registers - nvec - 1) / nvec, 1L, 8L);
-  // Rows of symbolic extent (a batch dimension): a power of two, which the
-  // usual batch sizes fill with whole tiles; the leftover rows run in a
-  // guarded tile of their own. The MLP at N = 64 / 16 / 1: 4 rows 0.648 /
-  // 0.163 / 0.040 ms, 6 rows 0.703 / 0.211 / 0.045 (N = 48: equal).
+  // Rows of symbolic extent (a batch dimension) with 16 registers: a power
+  // of two, which the usual batch sizes fill with whole tiles; the leftover
+  // rows run in a tile of their own. The MLP at N = 64 / 16 / 1 on AVX2:
+  // 4 rows 0.648 / 0.163 / 0.040 ms, 6 rows 0.703 / 0.211 / 0.045 (N = 48:
+  // equal), measured before specialize_remainders made that tile
+  // straight-line code. With 32 registers (AVX-512) the rows stay 6, and
+  // the leftover tile is specialized: fc1 + fc2 at N = 64 / 16 / 37 on
+  // Sapphire Rapids 0.453 / 0.136 / 0.286 ms with 4 rows, 0.410 / 0.120 /
+  // 0.258 with 6 (N = 1: equal).
   auto symbolic = [&](int d) {  // the values of dimension d depend on the parameters
     isl::set one = dimension_values(*s, d);
     return !one.is_equal(one.project_out_all_params().intersect_params(one.params()));
   };
-  if (o.unroll <= 0 && symbolic(roles->r))
+  if (o.unroll <= 0 && symbolic(roles->r) && t.vector_registers < 32)
     while (mr & (mr - 1)) mr &= mr - 1;
   mr = std::min(mr, known(roles->r, mr));
   // Column blocks: only when the vector dimension is one or two whole vectors (a channel block).

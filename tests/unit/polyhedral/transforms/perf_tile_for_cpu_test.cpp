@@ -79,7 +79,7 @@ TEST_CASE("footprint: a GEMM tile touches its three blocks") {
   CHECK(poly::tile_footprint_bytes(s.scop, *st, {1, 0, 1}) == (128 + 1 + 128) * 4);
 }
 
-TEST_CASE("tile_for_cpu: rows of symbolic extent get a power-of-two register tile, concrete rows the cost model's") {
+TEST_CASE("tile_for_cpu: rows of symbolic extent get a power-of-two register tile with 16 registers, the cost model's with 32") {
   atl::Graph g = polytest::graph_json(
       R"([{"op": "MatMul", "name": "mm", "inputs": ["x", "w"], "outputs": ["y"]}])",
       R"("params": {"N": {"min": 1, "max": 64}}, "inputs": [{"name": "x", "shape": ["N", 784]}],
@@ -89,10 +89,13 @@ TEST_CASE("tile_for_cpu: rows of symbolic extent get a power-of-two register til
   o.target = avx512();
   poly::CpuTileResult r = poly::tile_for_cpu(s.scop, s.schedule, o);
   REQUIRE(r.applied);
-  CHECK(r.mr == 4);  // 6 by the register count; N = 64, 16, 1 fill tiles of 4
+  CHECK(r.mr == 6);  // the leftover rows' tile is specialized per count (specialize_remainders)
   CHECK(s.legal(r.schedule));
+  o.target = polytest::avx2_target();
+  CHECK(poly::tile_for_cpu(s.scop, s.schedule, o).mr == 4);  // 6 by the register count; N = 64, 16, 1 fill tiles of 4
   o.unroll = 6;      // the hint still decides
   CHECK(poly::tile_for_cpu(s.scop, s.schedule, o).mr == 6);
+  o.target = avx512();
   polytest::Scheduled c(matmul(64, 784, 512));
   o.unroll = 0;
   CHECK(poly::tile_for_cpu(c.scop, c.schedule, o).mr == 6);
