@@ -285,7 +285,7 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     }
     // A remainder tile of run-time size (rows of a symbolic batch) as one
     // straight-line copy per size: its accumulators stay in registers (the
-    // MLP at N = 64 with 6-row tiles, Sapphire Rapids: fc1 0.373 -> 0.31 ms).
+    // MLP at N = 64 with 6-row tiles, Intel Xeon (AVX-512): fc1 0.373 -> 0.318 ms).
     if (options.tile) {
       SpecializeResult sp = specialize_remainders(r.kernel);
       if (sp.regions > 0) {

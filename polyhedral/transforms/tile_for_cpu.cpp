@@ -237,7 +237,7 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
   // equal), measured before specialize_remainders made that tile
   // straight-line code. With 32 registers (AVX-512) the rows stay 6, and
   // the leftover tile is specialized: fc1 + fc2 at N = 64 / 16 / 37 on
-  // Sapphire Rapids 0.453 / 0.136 / 0.286 ms with 4 rows, 0.410 / 0.120 /
+  // the Intel Xeon (AVX-512) 0.453 / 0.136 / 0.286 ms with 4 rows, 0.410 / 0.120 /
   // 0.258 with 6 (N = 1: equal).
   auto symbolic = [&](int d) {  // the values of dimension d depend on the parameters
     isl::set one = dimension_values(*s, d);
