@@ -95,6 +95,14 @@ bool inlinable(const Scop &scop, std::size_t k, int max_reads, std::vector<std::
   if (std::find(s.reduction.begin(), s.reduction.end(), true) != s.reduction.end()) return false;
   const ScopArray *a = scop.array(s.write.array);
   if (!a || a->kind != ScopArray::Kind::ClusterLocal || a->array.dtype != DType::F32) return false;
+  // It writes every element, so a reader in bounds reads one it wrote (and
+  // the recomputed reads stay within the producer's domain).
+  if (!s.write.relation.range().is_equal(a->extent)) return false;
+  // f32 operands: the value is the one stored, not a wider one.
+  for (const ScopAccess &r : s.reads) {
+    const ScopArray *in = scop.array(r.array);
+    if (!in || in->array.dtype != DType::F32) return false;
+  }
   // Element (i0, ..., in) at domain point (i0, ..., in).
   if (s.lhs->args.size() != s.indices.size()) return false;
   for (std::size_t d = 0; d < s.indices.size(); ++d)

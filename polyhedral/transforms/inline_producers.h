@@ -11,8 +11,9 @@
 //
 // A producer qualifies when it is the only writer of a float temporary of
 // the cluster, writes element (i0, ..., in) at domain point (i0, ..., in)
-// (no reduction), computes at most one operation from arrays the cluster
-// only reads (inputs: they cannot change while it runs), and is read,
+// for every element (no reduction), computes at most one operation from
+// float arrays the cluster only reads (inputs: they cannot change while it
+// runs), and is read,
 // without a guard and not in a subscript, at most `max_reads` times by later
 // statements. Those are the cases where a recomputed operation is cheaper
 // than the store and loads it replaces (attention's scale before Softmax:

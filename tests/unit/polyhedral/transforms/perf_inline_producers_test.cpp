@@ -121,6 +121,13 @@ TEST_CASE("inline_producers: producers it leaves alone") {
                        R"J("z")J");
     CHECK(compile_all(g).stats.count("producers_inlined") == 0);
   }
+  SUBCASE("part of its output written") {
+    Graph g = graph_of(x, "",
+                       compute_node("c", R"J("x")J", "t", "t(i, j) = x(i, j) * 2 where i in 0:3, j in 0:10", {6, 10}) +
+                           R"J(, {"op": "Relu", "name": "r", "inputs": ["t"], "outputs": ["z"]})J",
+                       R"J("z")J");
+    CHECK(compile_all(g).stats.count("producers_inlined") == 0);
+  }
   SUBCASE("a value the cluster computes: only the first of a chain") {
     // Add reads inputs: inlined into the Mul, which then has two operations.
     Graph g = graph_of(xy + R"J(, {"name": "w", "shape": [6, 10]})J", "",
