@@ -92,6 +92,7 @@ void collect_vars(const LExpr &e, std::set<std::string> &out) {
 struct Candidate {
   std::string group;  ///< keys of init and bound
   std::int64_t lo = 0, hi = 0;
+  bool below_zero = false;  ///< the difference can be negative: lo (0) stands for every count <= 0
   bool inclusive = false;
   LExprPtr init, bound;
 };
@@ -117,6 +118,7 @@ std::optional<Candidate> candidate(const LStmt &s, int max_trip) {
     varies = true;
     (cd.first > 0 ? r.hi : r.lo) += cd.first * (cd.second - 1);
   }
+  r.below_zero = r.lo < 0;
   r.lo = std::max<std::int64_t>(r.lo, 0);
   if (!varies || r.hi <= r.lo || r.hi > max_trip) return std::nullopt;
   r.group = key(*s.init) + "|" + key(*c.args[1]) + (r.inclusive ? "|le" : "|lt");
@@ -212,8 +214,10 @@ private:
     LExprPtr span = build::binary(BinOp::Sub, c.bound, c.init);
     if (c.inclusive) span = build::binary(BinOp::Add, span, build::integer(1));
     LStmtPtr chain = version(c.hi);
-    for (std::int64_t t = c.hi - 1; t >= c.lo; --t)
-      chain = build::branch(build::binary(BinOp::Eq, span, build::integer(t)), version(t), chain);
+    for (std::int64_t t = c.hi - 1; t >= c.lo; --t) {
+      const bool at_most = t == c.lo && c.below_zero;  // no iteration for any count <= 0
+      chain = build::branch(build::binary(at_most ? BinOp::Le : BinOp::Eq, span, build::integer(t)), version(t), chain);
+    }
     ++res_.regions;
     res_.copies += static_cast<int>(c.hi - c.lo + 1);
     // The copies may hold further groups (another remainder inside).

@@ -13,6 +13,7 @@
 #include <doctest/doctest.h>
 
 #include <functional>
+#include <sstream>
 
 using namespace atl;
 
@@ -76,6 +77,37 @@ TEST_CASE("specialize_remainders: a symbolic batch's leftover rows run as one st
   CHECK(r.ast_text.find("== 5)) {") != std::string::npos);
   poly::LKernel again = r.kernel;
   CHECK(poly::specialize_remainders(again).regions == 0);  // nothing left to do
+}
+
+TEST_CASE("specialize_remainders: a count that can be zero or negative runs no iteration") {
+  using namespace poly;
+  // for (i = mod(N, 4); i < 2; i += 1) y[i] = 1: 2 - mod(N, 4) iterations, from 2 down to -1.
+  LKernel k;
+  k.name = "sr_negative";
+  k.params = {"N"};
+  k.arrays = {LArray{"y", DType::F32, {Dim(8)}, LArray::Role::Output}};
+  LExprPtr init = build::binary(compute::BinOp::Mod, build::var("N"), build::integer(4));
+  LExprPtr cond = build::binary(compute::BinOp::Lt, build::var("i"), build::integer(2));
+  LStmtPtr body = build::block({build::store("y", {build::var("i")}, build::real(1.0))});
+  k.body = build::block({build::loop("i", init, cond, 1, body, {mark::kUnroll})});
+  SpecializeResult r = specialize_remainders(k);
+  CHECK(r.regions == 1);
+  CHECK(r.copies == 3);  // no iteration (any count <= 0), 1, 2
+  std::ostringstream os;
+  print_loop_ast(os, k);
+  CAPTURE(os.str());
+  CHECK(os.str().find("<= 0") != std::string::npos);
+  std::vector<std::shared_ptr<cpu::CpuExecutable>> exes;
+  exes.emplace_back(cpu::jit_kernels({k}));
+  exes.emplace_back(cpu::build_c_kernels({k}));
+  for (const auto &exe : exes)
+    for (std::int64_t n = 0; n < 8; ++n) {
+      std::vector<float> y(8, 0.0f);
+      void *arrays[] = {y.data()};
+      std::int64_t params[] = {n};
+      exe->run("sr_negative", arrays, params);
+      for (std::int64_t i = 0; i < 8; ++i) CHECK_MESSAGE(y[static_cast<std::size_t>(i)] == (i >= n % 4 && i < 2 ? 1.0f : 0.0f), "N " << n << " i " << i);
+    }
 }
 
 TEST_CASE("specialize_remainders: every batch size equals the reference (JIT and C, AVX-512 and AVX2 tiles)") {
