@@ -200,11 +200,17 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
   where.graph = graph.name;
   try {
     Scop scop = build_scop(ctx, graph, cluster);
-    // Cheap elementwise producers recomputed where they are read (not under
-    // a given tree or tile sizes, which name the statements as written).
-    if (options.inline_producers && options.scheduler != "given" && options.tile_sizes.empty()) {
-      InlineResult in = inline_producers(scop);
-      if (!in.statements.empty()) {
+    // Cheap elementwise producers recomputed where they are read (not with
+    // tile sizes, which name the statements as written; under a given tree
+    // only when the tree schedules the statements left, not the producers,
+    // as a tree printed by `explain --stage schedule` does).
+    if (options.inline_producers && options.tile_sizes.empty()) {
+      Scop inlined = scop;
+      InlineResult in = inline_producers(inlined);
+      const bool given = options.scheduler == "given";
+      if (!in.statements.empty() && (!given || (!schedules_all(options.tree, scop.domain()) &&
+                                               schedules_all(options.tree, inlined.domain())))) {
+        scop = std::move(inlined);
         r.stats["producers_inlined"] += static_cast<long>(in.statements.size());
         r.inlined = in.into;
       }
