@@ -7,24 +7,22 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/TargetParser/Host.h>
 
-#include <mutex>
-
 namespace atl::cpu {
 
-HostInfo host_info() {
-  static std::once_flag once;
-  std::call_once(once, [] {
+const HostInfo &host_info() {
+  static const HostInfo h = [] {
     llvm::InitializeNativeTarget();
     llvm::InitializeNativeTargetAsmPrinter();
-  });
-  HostInfo h;
-  h.llvm_version = LLVM_VERSION_STRING;
-  h.triple = llvm::sys::getProcessTriple();
-  h.cpu = llvm::sys::getHostCPUName().str();
-  llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
-  h.avx2 = features.lookup("avx2");
-  h.avx512f = features.lookup("avx512f");
-  h.avx512vl = features.lookup("avx512vl");
+    HostInfo d;
+    d.llvm_version = LLVM_VERSION_STRING;
+    d.triple = llvm::sys::getProcessTriple();
+    d.cpu = llvm::sys::getHostCPUName().str();
+    llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+    d.avx2 = features.lookup("avx2");
+    d.avx512f = features.lookup("avx512f");
+    d.avx512vl = features.lookup("avx512vl");
+    return d;
+  }();
   return h;
 }
 

@@ -14,7 +14,8 @@ struct HostInfo {
   bool avx512vl = false;
 };
 
-/// Initialises LLVM's native target once and describes the host.
-HostInfo host_info();
+/// Initialises LLVM's native target and describes the host, once (the
+/// features are read on the first call).
+const HostInfo &host_info();
 
 }  // namespace atl::cpu

@@ -89,7 +89,7 @@ llvm::Value *chunk_loop(llvm::IRBuilderBase &b, llvm::Value *start, llvm::Value 
 /// into the compare (select(uno | gt) is four AVX-512 operations; maxps, the
 /// NaN test and a blend are three).
 bool has_x86_pick(llvm::Type *t) {
-  static const HostInfo host = host_info();
+  const HostInfo &host = host_info();
   auto *vt = llvm::dyn_cast<llvm::FixedVectorType>(t);
   if (!vt || !vt->getElementType()->isFloatTy() || host.triple.rfind("x86_64", 0) != 0) return false;
   const unsigned n = vt->getNumElements();
@@ -105,6 +105,12 @@ llvm::Value *x86_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, bo
   case 8: return b.CreateIntrinsic(max ? llvm::Intrinsic::x86_avx_max_ps_256 : llvm::Intrinsic::x86_avx_min_ps_256, {}, {a, c});
   default: return b.CreateIntrinsic(max ? llvm::Intrinsic::x86_sse_max_ps : llvm::Intrinsic::x86_sse_min_ps, {}, {a, c});
   }
+}
+
+/// a OP c ? a : c (c when either is NaN): x86's maxps / minps, which LLVM
+/// selects for this pattern.
+llvm::Value *plain_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, bool max) {
+  return b.CreateSelect(max ? b.CreateFCmpOGT(a, c) : b.CreateFCmpOLT(a, c), a, c);
 }
 
 /// emit_pick as one select of an or of compares: four AVX-512 operations,
@@ -126,7 +132,7 @@ llvm::Value *emit_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, b
     const llvm::APFloat *v = nullptr;
     if (auto *f = llvm::dyn_cast<llvm::ConstantFP>(k)) v = &f->getValueAPF();
     else if (auto *s = llvm::dyn_cast_or_null<llvm::ConstantFP>(k->getSplatValue())) v = &s->getValueAPF();
-    if (v && !v->isNaN()) return b.CreateSelect(max ? b.CreateFCmpOGT(c, a) : b.CreateFCmpOLT(c, a), c, a);
+    if (v && !v->isNaN()) return plain_pick(b, c, a, max);
   }
   // a if a is NaN, else a OP c ? a : c, which is maxps(a, c).
   if (llvm::Value *m = x86_pick(b, a, c, max)) return b.CreateSelect(b.CreateFCmpUNO(a, a), a, m);
@@ -183,12 +189,7 @@ llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *v
       hi.push_back(static_cast<int>(i + n));
     }
     llvm::Value *l = b.CreateShuffleVector(v, lo), *h = b.CreateShuffleVector(v, hi);
-    llvm::Value *m = any_nan ? x86_pick(b, l, h, op == AssignOp::Max) : nullptr;
-    if (!m && any_nan) {  // a scalar or odd width on the way down: plain compare and select
-      llvm::Value *better = op == AssignOp::Max ? b.CreateFCmpOGT(l, h) : b.CreateFCmpOLT(l, h);
-      m = b.CreateSelect(better, l, h);
-    }
-    v = m ? m : emit_combine(b, op, l, h);
+    v = any_nan ? plain_pick(b, l, h, op == AssignOp::Max) : emit_combine(b, op, l, h);
   }
   llvm::Value *r = b.CreateExtractElement(v, b.getInt64(0));
   if (any_nan) r = b.CreateSelect(any_nan, llvm::ConstantFP::getNaN(r->getType()), r);

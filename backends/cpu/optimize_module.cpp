@@ -20,7 +20,7 @@
 namespace atl::cpu {
 
 std::unique_ptr<llvm::TargetMachine> host_target_machine() {
-  HostInfo host = host_info();  // initialises the native target
+  const HostInfo &host = host_info();  // initialises the native target
   std::string error;
   const llvm::Target *target = llvm::TargetRegistry::lookupTarget(host.triple, error);
   ATOLL_ASSERT(target, "no LLVM target for the host: " + error);

@@ -132,7 +132,7 @@ llvm::Value *exp_core(llvm::IRBuilder<> &b, llvm::Value *x, ExpScale how, llvm::
 
 /// Whether vectors of `lanes` floats may use vscalefps on this host.
 bool host_scalef(unsigned lanes) {
-  static const HostInfo host = host_info();
+  const HostInfo &host = host_info();
   return lanes == 16 ? host.avx512f : (lanes == 8 || lanes == 4) && host.avx512f && host.avx512vl;
 }
 

@@ -108,6 +108,21 @@ ExprPtr rename(const ExprPtr &e, const std::map<std::string, std::string> &names
 
 std::string dim_text(const Dim &d) { return d.is_symbolic() ? isl_variable(d.symbol) : std::to_string(d.value); }
 
+/// "[N, M] -> " for isl parameters `params` (already isl variables), "" for none.
+std::string param_prefix(const std::vector<std::string> &params) {
+  if (params.empty()) return "";
+  std::string text = "[";
+  for (std::size_t k = 0; k < params.size(); ++k) text += (k ? ", " : "") + params[k];
+  return text += "] -> ";
+}
+
+/// A statement's isl tuple, "S[i, j]", from its name and index names.
+std::string statement_tuple(const std::string &name, const std::vector<std::string> &indices) {
+  std::string tuple = name + "[";
+  for (std::size_t k = 0; k < indices.size(); ++k) tuple += (k ? ", " : "") + isl_variable(indices[k]);
+  return tuple + "]";
+}
+
 class ScopBuilder {
 public:
   ScopBuilder(isl::ctx ctx, const Graph &g, std::vector<NodeId> cluster)
@@ -123,11 +138,8 @@ public:
     cluster_ = ordered;
     scop_.name = g_.node(cluster_.front()).name;
 
-    for (const auto &p : inst_.params) {
-      scop_.params.push_back(isl_variable(p));
-      prefix_ += (prefix_.empty() ? "" : ", ") + isl_variable(p);
-    }
-    if (!prefix_.empty()) prefix_ = "[" + prefix_ + "] -> ";
+    for (const auto &p : inst_.params) scop_.params.push_back(isl_variable(p));
+    prefix_ = param_prefix(scop_.params);
     std::string ctx_text;
     for (const auto &[p, r] : g_.params)
       ctx_text += (ctx_text.empty() ? "" : " and ") + std::to_string(r.min) + " <= " + isl_variable(p) +
@@ -300,20 +312,18 @@ private:
       st.init_of = src.op;
       st.lhs = rename(src.lhs, names);
       if (!as.init) st.rhs = rename(src.rhs, names);
-      std::string tuple = st.name + "[";
       std::string cons = "true";
       for (std::size_t k = 0; k < as.indices.size(); ++k) {
         const auto &ix = as.indices[k];
         st.indices.push_back(ix.name);
         st.reduction.push_back(ix.reduction);
-        tuple += (k ? ", " : "") + isl_variable(ix.name);
         std::string what = "the range of index '" + ix.name + "' of " + as.name;
         ParamAffine lo = fitted([&](const compute::Analysis &a) { return a.statements[s].indices[k].lo; }, what);
         ParamAffine hi = fitted([&](const compute::Analysis &a) { return a.statements[s].indices[k].hi; }, what);
         cons += " and " + lo.text() + " <= " + isl_variable(ix.name) + " < " + hi.text();
       }
-      tuple += "]";
-      st.domain = isl::set(ctx_, prefix_ + "{ " + tuple + " : " + cons + " }").intersect_params(scop_.context);
+      st.domain = isl::set(ctx_, prefix_ + "{ " + statement_tuple(st.name, st.indices) + " : " + cons + " }")
+                      .intersect_params(scop_.context);
       st.write = element_access(scop_, st, *st.lhs, false);
       if (!as.init) {
         std::vector<BodyRead> reads;
@@ -386,16 +396,11 @@ isl::union_map Scop::reads() const {
 
 isl::schedule Scop::original_schedule() const {
   // isl's YAML: a sequence of filters, each a band over the indices in order.
-  std::string params;
-  for (const auto &p : this->params) params += (params.empty() ? "" : ", ") + p;
-  std::string prefix = params.empty() ? "" : "[" + params + "] -> ";
+  const std::string prefix = param_prefix(params);
   std::string text = "{ domain: \"" + isl_text(domain()) + "\", child: { sequence: [ ";
   for (std::size_t k = 0; k < statements.size(); ++k) {
     const ScopStatement &s = statements[k];
-    std::string tuple = s.name + "[";
-    for (std::size_t d = 0; d < s.indices.size(); ++d)
-      tuple += (d ? ", " : "") + isl_variable(s.indices[d]);
-    tuple += "]";
+    const std::string tuple = statement_tuple(s.name, s.indices);
     text += std::string(k ? ", " : "") + "{ filter: \"" + prefix + "{ " + tuple + " }\"";
     if (!s.indices.empty()) {
       std::string band;
@@ -415,11 +420,6 @@ ScopAccess element_access(const Scop &scop, const ScopStatement &st, const compu
   ScopAccess a;
   a.array = read.name;
   a.guarded = guarded;
-  std::string prefix, tuple = st.name + "[";
-  for (std::size_t p = 0; p < scop.params.size(); ++p) prefix += (p ? ", " : "") + scop.params[p];
-  if (!prefix.empty()) prefix = "[" + prefix + "] -> ";
-  for (std::size_t k = 0; k < st.indices.size(); ++k) tuple += (k ? ", " : "") + isl_variable(st.indices[k]);
-  tuple += "]";
   std::string outs, cons = "true";
   for (std::size_t d = 0; d < read.args.size(); ++d) {
     std::string o = "o" + std::to_string(d);
@@ -434,7 +434,8 @@ ScopAccess element_access(const Scop &scop, const ScopStatement &st, const compu
     if (!q) throw UserError("non-affine subscript '" + compute::print(s) + "' in '" + compute::print(read) + "'");
     cons += " and " + o + " = " + qa_text(*q);
   }
-  isl::map m(st.domain.ctx(), prefix + "{ " + tuple + " -> " + read.name + "[" + outs + "] : " + cons + " }");
+  isl::map m(st.domain.ctx(), param_prefix(scop.params) + "{ " + statement_tuple(st.name, st.indices) + " -> " +
+                                  read.name + "[" + outs + "] : " + cons + " }");
   m = m.intersect_domain(st.domain);
   if (guarded) m = m.intersect_range(arr->extent);
   a.relation = m;

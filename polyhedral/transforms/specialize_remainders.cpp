@@ -158,8 +158,7 @@ public:
     // A group that no single child holds whole, whose bounds use no iterator
     // defined here: specialize this statement for it.
     for (const auto &[g, loops] : groups) {
-      if (held_by_one_child(*s, loops) && !(s->kind == LStmtKind::For && loops.size() == 1 && loops[0] == s.get()))
-        continue;
+      if (held_by_one_child(*s, loops)) continue;
       const Candidate &c = info.at(g);
       std::set<std::string> used;
       collect_vars(*c.init, used);

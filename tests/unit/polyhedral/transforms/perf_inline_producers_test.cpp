@@ -114,18 +114,19 @@ TEST_CASE("inline_producers: producers it leaves alone") {
     poly::Scop scop = poly::build_scop(ctx, g, g.order());
     CHECK(poly::inline_producers(scop, 3).statements.size() == 1);  // allowed three reads
   }
+  // x -> a Compute node writing t by `expr` -> Relu.
+  auto compute_then_relu = [&](const std::string &expr) {
+    return graph_of(x, "",
+                    compute_node("c", R"J("x")J", "t", expr, {6, 10}) +
+                        R"J(, {"op": "Relu", "name": "r", "inputs": ["t"], "outputs": ["z"]})J",
+                    R"J("z")J");
+  };
   SUBCASE("two operations") {
-    Graph g = graph_of(x, "",
-                       compute_node("c", R"J("x")J", "t", "t(i, j) = x(i, j) * 2 + 1 where i in 0:6, j in 0:10", {6, 10}) +
-                           R"J(, {"op": "Relu", "name": "r", "inputs": ["t"], "outputs": ["z"]})J",
-                       R"J("z")J");
+    Graph g = compute_then_relu("t(i, j) = x(i, j) * 2 + 1 where i in 0:6, j in 0:10");
     CHECK(compile_all(g).stats.count("producers_inlined") == 0);
   }
   SUBCASE("part of its output written") {
-    Graph g = graph_of(x, "",
-                       compute_node("c", R"J("x")J", "t", "t(i, j) = x(i, j) * 2 where i in 0:3, j in 0:10", {6, 10}) +
-                           R"J(, {"op": "Relu", "name": "r", "inputs": ["t"], "outputs": ["z"]})J",
-                       R"J("z")J");
+    Graph g = compute_then_relu("t(i, j) = x(i, j) * 2 where i in 0:3, j in 0:10");
     CHECK(compile_all(g).stats.count("producers_inlined") == 0);
   }
   SUBCASE("a value the cluster computes: only the first of a chain") {
