@@ -196,6 +196,64 @@ llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *v
   return r;
 }
 
+std::vector<llvm::Value *> emit_horizontal_group(llvm::IRBuilderBase &b, AssignOp op,
+                                                 const std::vector<llvm::Value *> &vs) {
+  ATOLL_ASSERT(!vs.empty(), "joint fold of no vectors");
+  auto *vty = llvm::cast<llvm::FixedVectorType>(vs[0]->getType());
+  const unsigned n = vty->getNumElements();
+  ATOLL_ASSERT(n > 0 && (n & (n - 1)) == 0 && vs.size() <= n, "joint fold: lanes not a power of two, or more rows than lanes");
+  auto fold = [&](llvm::Value *lo, llvm::Value *hi) {
+    if (op == AssignOp::Max || op == AssignOp::Min) return emit_pick(b, lo, hi, op == AssignOp::Max);
+    return emit_combine(b, op, lo, hi);
+  };
+  // A vector whose lanes hold rows.size() groups of equal width, group g
+  // the partial lanes of input rows[g] (npos: padding, the identity).
+  constexpr std::size_t npos = static_cast<std::size_t>(-1);
+  struct Part {
+    llvm::Value *v;
+    std::vector<std::size_t> rows;
+  };
+  std::vector<Part> parts;
+  for (std::size_t i = 0; i < vs.size(); ++i) parts.push_back({vs[i], {i}});
+  while (parts.size() & (parts.size() - 1)) parts.push_back({reduction_identity(op, vty), {npos}});
+  // Pairs: lanes [first halves of a's groups, of c's groups] OP [second halves].
+  while (parts.size() > 1) {
+    std::vector<Part> next;
+    for (std::size_t k = 0; k < parts.size(); k += 2) {
+      const Part &a = parts[k], &c = parts[k + 1];
+      const unsigned width = n / static_cast<unsigned>(a.rows.size()), half = width / 2;
+      std::vector<int> lo, hi;
+      for (unsigned src = 0; src < 2; ++src)
+        for (unsigned g = 0; g < a.rows.size(); ++g)
+          for (unsigned l = 0; l < half; ++l) {
+            lo.push_back(static_cast<int>(src * n + g * width + l));
+            hi.push_back(static_cast<int>(src * n + g * width + half + l));
+          }
+      Part p{fold(b.CreateShuffleVector(a.v, c.v, lo), b.CreateShuffleVector(a.v, c.v, hi)), a.rows};
+      p.rows.insert(p.rows.end(), c.rows.begin(), c.rows.end());
+      next.push_back(std::move(p));
+    }
+    parts = std::move(next);
+  }
+  // One vector left: halve it until each group is one lane.
+  Part p = parts[0];
+  const unsigned groups = static_cast<unsigned>(p.rows.size());
+  for (unsigned lanes = n; lanes > groups; lanes /= 2) {
+    const unsigned width = lanes / groups, half = width / 2;
+    std::vector<int> lo, hi;
+    for (unsigned g = 0; g < groups; ++g)
+      for (unsigned l = 0; l < half; ++l) {
+        lo.push_back(static_cast<int>(g * width + l));
+        hi.push_back(static_cast<int>(g * width + half + l));
+      }
+    p.v = fold(b.CreateShuffleVector(p.v, lo), b.CreateShuffleVector(p.v, hi));
+  }
+  std::vector<llvm::Value *> totals(vs.size(), nullptr);
+  for (unsigned g = 0; g < groups; ++g)
+    if (p.rows[g] != npos) totals[p.rows[g]] = b.CreateExtractElement(p.v, b.getInt64(g));
+  return totals;
+}
+
 VectorReductionResult emit_vector_reduction_loop(llvm::IRBuilderBase &b, llvm::Value *start, llvm::Value *end,
                                                  const VectorReductionLoop &spec, const VectorChunk &chunk) {
   ATOLL_ASSERT(spec.lanes > 1 && spec.copies >= 1, "vector reduction loop without lanes");
@@ -216,6 +274,7 @@ VectorReductionResult emit_vector_reduction_loop(llvm::IRBuilderBase &b, llvm::V
   }
   iv = chunk_loop(b, iv, end, spec, 1, spec.copies > 1 ? &merged : nullptr, chunk, parts, ".vt");
   res.next = iv;
+  if (!spec.fold) return res.partials = parts[0], res;
   for (std::size_t r = 0; r < spec.ops.size(); ++r) res.totals.push_back(emit_horizontal(b, spec.ops[r], parts[0][r]));
   return res;
 }

@@ -36,6 +36,16 @@ llvm::Constant *reduction_identity(compute::AssignOp op, llvm::Type *t);
 /// (a NaN lane gives NaN), then plain maxps / minps steps.
 llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, compute::AssignOp op, llvm::Value *v);
 
+/// The lanes of each vector of `vs` (same type, lanes a power of two, at
+/// most lanes vectors) folded with `op`, jointly: pairs of vectors become one
+/// whose lanes hold half of each (two shuffles and one `op` for two rows,
+/// where emit_horizontal spends log2(lanes) shuffles and `op`s per row),
+/// then the last vector halves until one lane per input is left. Sums add
+/// the lanes in emit_horizontal's order; max and min propagate NaN
+/// (emit_pick). Returns one scalar per input, in order.
+std::vector<llvm::Value *> emit_horizontal_group(llvm::IRBuilderBase &b, compute::AssignOp op,
+                                                 const std::vector<llvm::Value *> &vs);
+
 /// What emit_vector_reduction_loop needs: one operator per accumulator, the
 /// lanes, the partial accumulators per operator (independent chains that
 /// hide the latency of the combining instruction) and a name for the blocks.
@@ -44,6 +54,9 @@ struct VectorReductionLoop {
   std::int64_t lanes = 16;
   std::int64_t copies = 4;
   std::string name;
+  /// False: the caller folds the lanes (VectorReductionResult::partials),
+  /// e.g. with other rows' in emit_horizontal_group.
+  bool fold = true;
 };
 
 /// Vector chunk callback: emit the body for lanes iv .. iv + lanes - 1,
@@ -52,16 +65,18 @@ using VectorChunk = std::function<void(llvm::Value *iv, std::vector<llvm::Value 
 
 /// After emit_vector_reduction_loop: the first iteration left to scalar
 /// code, and each accumulator's lanes folded into one scalar (the identity
-/// when no chunk ran).
+/// when no chunk ran), or with VectorReductionLoop::fold false the
+/// accumulators' lanes unfolded.
 struct VectorReductionResult {
   llvm::Value *next = nullptr;
   std::vector<llvm::Value *> totals;
+  std::vector<llvm::Value *> partials;
 };
 
 /// Emits for (i = start; i + lanes * copies <= end; i += lanes * copies)
 /// { chunk(i + lanes * c, partials of copy c) for each copy c }, combines the
 /// copies, then for (; i + lanes <= end; i += lanes) chunk(i, partials), and
-/// folds the lanes. The builder's insertion point ends after the fold.
+/// folds the lanes (unless spec.fold is false). The builder's insertion point ends after the fold.
 VectorReductionResult emit_vector_reduction_loop(llvm::IRBuilderBase &b, llvm::Value *start, llvm::Value *end,
                                                  const VectorReductionLoop &spec, const VectorChunk &chunk);
 

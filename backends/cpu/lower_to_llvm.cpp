@@ -343,6 +343,7 @@ private:
     spec.lanes = lanes_;
     spec.copies = has_long_chain(s) ? 1 : kReductionCopies;
     spec.name = s.iterator;
+    spec.fold = !(deferred_ && deferred_->loops.count(&s));
     for (const LStmt *r : reductions) spec.ops.push_back(r->op);
     ScopedVar bound(frame_, s.iterator);
     std::set<const LStmt *> outer_skipped = skipped_;
@@ -360,7 +361,8 @@ private:
     for (std::size_t r = 0; r < reductions.size(); ++r) {
       const ArrayView &a = view(reductions[r]->array);
       llvm::Value *p = element_ptr(a, offset(a, index_list(reductions[r]->indices)));
-      b_.CreateStore(combine(reductions[r]->op, b_.CreateLoad(b_.getFloatTy(), p), res.totals[r]), p);
+      if (!spec.fold) deferred_->pending.push_back({reductions[r]->op, p, res.partials[r]});
+      else b_.CreateStore(combine(reductions[r]->op, b_.CreateLoad(b_.getFloatTy(), p), res.totals[r]), p);
     }
     --reduction_depth_;
     LStmt scalar = s;
@@ -399,6 +401,12 @@ private:
     ScopedVar bound(frame_, s.iterator);
     bool reduction = s.marks.count(poly::mark::kReduction) > 0;
     reduction_depth_ += reduction;
+    // Rows' reduction loops (Softmax's max and sum, LayerNorm's moments):
+    // their lane folds run together after the last row.
+    DeferredFolds folds;
+    if (n > 1 && vector_reductions_allowed()) folds.loops = deferrable_folds(k_, s);
+    DeferredFolds *outer = deferred_;
+    deferred_ = folds.loops.empty() ? nullptr : &folds;
     for (std::int64_t t = 0; t < n; ++t) {
       frame_.vars[s.iterator] = b_.CreateNSWAdd(start, b_.getInt64(t * s.step));
       repeats_ += t > 0;
@@ -406,7 +414,44 @@ private:
         if (c) stmt(*c);
       repeats_ -= t > 0;
     }
+    deferred_ = outer;
     reduction_depth_ -= reduction;
+    fold_deferred(folds);
+  }
+
+  /// Reduction loops whose lane folds wait for the end of the unrolled loop
+  /// around them (deferrable_folds), and the folds waiting.
+  struct DeferredFolds {
+    std::set<const LStmt *> loops;
+    struct Fold {
+      compute::AssignOp op;
+      llvm::Value *ptr, *partial;
+    };
+    std::vector<Fold> pending;
+  };
+  DeferredFolds *deferred_ = nullptr;
+
+  /// The pending folds, up to `lanes` vectors of one operator at a time
+  /// (emit_horizontal_group), each total combined into its element.
+  void fold_deferred(DeferredFolds &folds) {
+    if (folds.pending.empty()) return;
+    ++reduction_depth_;
+    std::vector<bool> done(folds.pending.size(), false);
+    for (std::size_t i = 0; i < folds.pending.size(); ++i) {
+      if (done[i]) continue;
+      std::vector<std::size_t> group;
+      for (std::size_t j = i; j < folds.pending.size() && group.size() < static_cast<std::size_t>(lanes_); ++j)
+        if (!done[j] && folds.pending[j].op == folds.pending[i].op) group.push_back(j), done[j] = true;
+      std::vector<llvm::Value *> vs;
+      for (std::size_t j : group) vs.push_back(folds.pending[j].partial);
+      std::vector<llvm::Value *> totals = emit_horizontal_group(b_, folds.pending[i].op, vs);
+      for (std::size_t g = 0; g < group.size(); ++g) {
+        const DeferredFolds::Fold &f = folds.pending[group[g]];
+        b_.CreateStore(combine(f.op, b_.CreateLoad(b_.getFloatTy(), f.ptr), totals[g]), f.ptr);
+      }
+    }
+    --reduction_depth_;
+    forget_stores();
   }
 
   /// A kVector loop as <lanes x float> code over [start, end), then scalar

@@ -4,6 +4,8 @@
 #include "backends/cpu/kernel_info.h"
 #include "backends/cpu/lower_shuffles.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -388,6 +390,84 @@ std::set<const LStmt *> streaming_stores(const poly::LKernel &k, std::int64_t mi
     if (constant && bytes >= min_bytes && it != last.end() && it->second && it->second->array == a.name)
       out.insert(it->second);
   }
+  return out;
+}
+
+namespace {
+
+/// Every store and every array read in `s` (indices, values, bounds, conditions).
+void touches(const LStmt &s, std::vector<const LStmt *> &stores, std::set<std::string> &read) {
+  std::function<void(const LExpr &)> expr = [&](const LExpr &e) {
+    if (e.kind == LExprKind::Load) read.insert(e.name);
+    for (const auto &a : e.args) expr(*a);
+  };
+  if (s.init) expr(*s.init);
+  if (s.cond) expr(*s.cond);
+  if (s.value) expr(*s.value);
+  for (const auto &i : s.indices) expr(*i);
+  if (s.kind == LStmtKind::Store) stores.push_back(&s);
+  for (const auto &b : s.body)
+    if (b) touches(*b, stores, read);
+  if (s.then_body) touches(*s.then_body, stores, read);
+  if (s.else_body) touches(*s.else_body, stores, read);
+}
+
+/// The statements of a block, nested blocks flattened.
+void direct(const LStmt &s, std::vector<const LStmt *> &out) {
+  if (s.kind != LStmtKind::Block) return out.push_back(&s);
+  for (const auto &b : s.body)
+    if (b) direct(*b, out);
+}
+
+bool same_subscripts(const LStmt &a, const LStmt &b) {
+  if (a.indices.size() != b.indices.size()) return false;
+  for (std::size_t d = 0; d < a.indices.size(); ++d)
+    if (!poly::same_expr(*a.indices[d], *b.indices[d])) return false;
+  return true;
+}
+
+}  // namespace
+
+std::set<const LStmt *> deferrable_folds(const poly::LKernel &k, const LStmt &u) {
+  std::set<const LStmt *> out;
+  if (u.kind != LStmtKind::For) return out;
+  std::vector<const LStmt *> items;
+  for (const auto &b : u.body)
+    if (b) direct(*b, items);
+  std::vector<const LStmt *> stores;
+  std::set<std::string> read;
+  touches(u, stores, read);
+  // Candidate loops and the reduction store of each array.
+  std::map<std::string, int> loops_into;
+  std::vector<std::pair<const LStmt *, std::vector<const LStmt *>>> candidates;
+  for (const LStmt *s : items) {
+    if (s->kind != LStmtKind::For) continue;
+    VectorReductionForm f = vector_reductions(k, *s);
+    if (f.reductions.empty()) continue;
+    candidates.push_back({s, f.reductions});
+    for (const LStmt *r : f.reductions) ++loops_into[r->array];
+  }
+  auto position = [&](const LStmt *s) { return std::find(items.begin(), items.end(), s) - items.begin(); };
+  // An initialisation before the loop: the deferred fold then combines into it.
+  auto array_ok = [&](const LStmt *loop, const LStmt &r) {
+    if (loops_into[r.array] != 1 || read.count(r.array)) return false;
+    bool moves = false;
+    for (const auto &i : r.indices) {
+      std::optional<std::int64_t> c = coefficient(*i, u.iterator);
+      if (!c) return false;
+      moves = moves || *c != 0;
+    }
+    if (!moves) return false;
+    for (const LStmt *s : stores) {
+      if (s->array != r.array || s == &r) continue;
+      bool init = s->op == compute::AssignOp::Assign && position(s) < position(loop) && same_subscripts(*s, r);
+      if (!init) return false;
+    }
+    return true;
+  };
+  for (const auto &[loop, reductions] : candidates)
+    if (std::all_of(reductions.begin(), reductions.end(), [&](const LStmt *r) { return array_ok(loop, *r); }))
+      out.insert(loop);
   return out;
 }
 

@@ -59,6 +59,17 @@ struct VectorReductionForm {
 /// body and is not read there. Empty reductions when the loop does not qualify.
 VectorReductionForm vector_reductions(const poly::LKernel &kernel, const poly::LStmt &loop);
 
+/// The reduction loops among the direct statements of `unrolled` (a loop
+/// the backend unrolls) whose lane folds may wait until every iteration is
+/// emitted, to run together (emit_horizontal_group): each has a vector form
+/// (vector_reductions), and each of its reduction stores writes a distinct
+/// element in every iteration (a subscript moves with the unrolled
+/// iterator, the others do not) of an array that nothing in the unrolled
+/// body reads, that no other reduction loop there reduces into, and that
+/// only the loop's reductions and direct initialisations at the same
+/// subscripts write.
+std::set<const poly::LStmt *> deferrable_folds(const poly::LKernel &kernel, const poly::LStmt &unrolled);
+
 /// Stores that may bypass the caches (non-temporal): each writes an f32
 /// output array of constant shape and at least `min_bytes`, and is the last
 /// statement of the kernel (in program order) that reads or writes that
