@@ -14,6 +14,7 @@
 #include "backends/cpu/vector_math.h"
 
 #include <atoll/diagnostics.h>
+#include <atoll/dtype.h>
 
 #include <llvm/IR/BasicBlock.h>
 #include <llvm/IR/Constants.h>
@@ -901,6 +902,7 @@ private:
     std::size_t next = 0;
     std::vector<Accumulator> acc;
     const LStmt *loop = nullptr;  ///< the reduction loop
+    std::set<std::string> prefetched;  ///< panel operands prefetched in this body (prefetch_next_panels)
   };
   /// Unrolled iterations after the first around the code being emitted.
   int repeats_ = 0;
@@ -920,12 +922,13 @@ private:
     if (rank < 2) return;
     // A weight in panels (pack_gemm_weights, [N/P, K, P] with P at most a
     // register tile): its k rows are contiguous, one stream that the
-    // hardware prefetcher follows; prefetches would only take load slots
-    // (two per 8 FMAs in a 4 x 16 tile).
+    // hardware prefetcher follows; only the next cache tile's panels are
+    // prefetched, one line a k step (more would take load slots: two per 8
+    // FMAs in a 4 x 16 tile).
     const poly::LArray *decl = view(e.name).decl;
     if (decl && decl->shape.size() == rank && rank == 3 && !decl->shape.back().is_symbolic() &&
         decl->shape.back().value <= 4 * lanes_)
-      return;
+      return prefetch_next_panels(e, decl->shape.back().value);
     std::optional<std::int64_t> moves = coefficient(*e.args[rank - 2], k.iterator);
     if (!moves || *moves == 0) return;
     auto at = std::find(loops_.begin(), loops_.end(), &k);
@@ -936,6 +939,32 @@ private:
       if (c && *c != 0) delta = *c * (*l)->step;
     }
     if (delta != 0) prefetch_moved(e, k.iterator, delta);
+  }
+  /// A panel operand P[p, k, l] (pack_gemm_weights, `width` columns) read
+  /// in a register tile's k loop: the panels' data of the next cache tile
+  /// (next_panel_tile) is prefetched into L2, one line a k step, the line of
+  /// the k row chosen by the row tile, so that the row tiles of one cache
+  /// tile fetch all of its lines between them. The hardware prefetcher
+  /// follows each panel's stream but starts again at every page, so without
+  /// this the first row tile of each cache tile waits on L3 (BERT's FFN,
+  /// 64 x 768 x 3072 and 64 x 3072 x 768 on AVX-512: 7-11% faster).
+  void prefetch_next_panels(const LExpr &e, std::int64_t width) {
+    if (!promo_->prefetched.insert(e.name).second) return;
+    auto at = std::find(loops_.begin(), loops_.end(), promo_->loop);
+    if (at == loops_.end()) return;
+    std::optional<NextPanelTile> next = next_panel_tile({loops_.begin(), at + 1}, e);
+    if (!next || !frame_.vars.count(next->rows->iterator)) return;
+    const ArrayView &src = view(e.name);
+    std::vector<llvm::Value *> idx;
+    for (std::size_t d = 0; d + 1 < e.args.size(); ++d)
+      idx.push_back(b_.CreateNSWAdd(index(*e.args[d]), b_.getInt64(next->delta[d])));
+    const std::int64_t per_line = 64 / static_cast<std::int64_t>(dtype_size(src.decl->dtype));
+    const std::int64_t lines = std::max<std::int64_t>(1, width / per_line);
+    llvm::Value *tile = b_.CreateSDiv(frame_.vars[next->rows->iterator], b_.getInt64(next->rows->step));
+    idx.push_back(b_.CreateMul(b_.CreateSRem(tile, b_.getInt64(lines)), b_.getInt64(per_line)));
+    llvm::Value *ahead = b_.CreateGEP(storage_type(src.decl->dtype), src.base, offset(src, idx));
+    b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ahead->getType()},
+                       {ahead, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
   }
   Promotion *promo_ = nullptr;
   /// The lanes of the vector being emitted that exist (null: all; vector_loop's 9 to 15 elements).

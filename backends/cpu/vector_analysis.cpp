@@ -471,6 +471,49 @@ std::set<const LStmt *> deferrable_folds(const poly::LKernel &k, const LStmt &u)
   return out;
 }
 
+std::optional<NextPanelTile> next_panel_tile(const std::vector<const LStmt *> &loops, const LExpr &load) {
+  if (loops.empty()) return std::nullopt;
+  const std::size_t k = loops.size() - 1;
+  // The subscripts' change when loops[l] advances one step, the loops inside
+  // it starting where they then start.
+  auto deltas = [&](std::size_t l) -> std::optional<std::vector<std::int64_t>> {
+    std::map<std::string, std::int64_t> shift{{loops[l]->iterator, loops[l]->step}};
+    for (std::size_t j = l + 1; j <= k; ++j) {
+      if (!loops[j]->init) return std::nullopt;
+      std::optional<std::int64_t> c = coefficient(*loops[j]->init, loops[l]->iterator);
+      if (!c) return std::nullopt;
+      if (*c != 0) shift[loops[j]->iterator] = *c * loops[l]->step;
+    }
+    std::vector<std::int64_t> d;
+    for (std::size_t i = 0; i + 1 < load.args.size(); ++i) {
+      const LExpr *a = load.args[i].get();
+      std::int64_t sum = 0;
+      for (const auto &[v, by] : shift) {
+        std::optional<std::int64_t> c = coefficient(*a, v);
+        if (!c) return std::nullopt;
+        sum += *c * by;
+      }
+      d.push_back(sum);
+    }
+    return d;
+  };
+  auto moves = [](const std::vector<std::int64_t> &d) {
+    return std::any_of(d.begin(), d.end(), [](std::int64_t x) { return x != 0; });
+  };
+  NextPanelTile next;
+  for (std::size_t l = k; l-- > 0;) {
+    std::optional<std::vector<std::int64_t>> d = deltas(l);
+    if (!d) return std::nullopt;
+    if (!next.rows) {
+      if (!moves(*d)) next.rows = loops[l];
+    } else if (moves(*d)) {
+      next.delta = *d;
+      return next;
+    }
+  }
+  return std::nullopt;
+}
+
 std::optional<std::int64_t> coefficient(const LExpr &e, const std::string &it) {
   if (invariant(e, it)) return 0;
   auto l = linear(e);

@@ -70,6 +70,23 @@ VectorReductionForm vector_reductions(const poly::LKernel &kernel, const poly::L
 /// subscripts write.
 std::set<const poly::LStmt *> deferrable_folds(const poly::LKernel &kernel, const poly::LStmt &unrolled);
 
+/// The next cache tile of a panel operand P[p, k, l] read in a register
+/// tile's k loop: `rows`, the innermost loop outside k that does not move
+/// the panel row (p, k: every subscript but the last, the column, which
+/// the caller picks) and so reuses it (the row tiles), and `delta`, how
+/// those subscripts move when the innermost loop outside `rows` that moves
+/// them advances one step (the loops inside it starting where they then
+/// start).
+struct NextPanelTile {
+  const poly::LStmt *rows = nullptr;
+  std::vector<std::int64_t> delta;
+};
+
+/// NextPanelTile of `load` in the loops `loops` (outermost first, the k loop
+/// last), or nothing: no loop reuses the panels, none outside moves them,
+/// or a subscript or a loop start is not affine in the iterators.
+std::optional<NextPanelTile> next_panel_tile(const std::vector<const poly::LStmt *> &loops, const poly::LExpr &load);
+
 /// Stores that may bypass the caches (non-temporal): each writes an f32
 /// output array of constant shape and at least `min_bytes`, and is the last
 /// statement of the kernel (in program order) that reads or writes that

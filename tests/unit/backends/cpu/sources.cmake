@@ -3,6 +3,7 @@ target_sources(atoll_tests PRIVATE
   unit/backends/cpu/codegen_test.cpp
   unit/backends/cpu/dtypes_calls_test.cpp
   unit/backends/cpu/forward_inits_test.cpp
+  unit/backends/cpu/panel_prefetch_test.cpp
   unit/backends/cpu/hoist_epilogues_test.cpp
   unit/backends/cpu/reduction_ops_test.cpp
   unit/backends/cpu/run_kernels_test.cpp
