@@ -955,11 +955,14 @@ private:
     std::optional<NextPanelTile> next = next_panel_tile({loops_.begin(), at + 1}, e);
     if (!next || !frame_.vars.count(next->rows->iterator)) return;
     const ArrayView &src = view(e.name);
+    // Panels of one line a k row (AVX2's 16-column tiles): every row tile
+    // would fetch the same line; not measured, left to the hardware.
+    const std::int64_t per_line = 64 / static_cast<std::int64_t>(dtype_size(src.decl->dtype));
+    const std::int64_t lines = width / per_line;
+    if (lines < 2) return;
     std::vector<llvm::Value *> idx;
     for (std::size_t d = 0; d + 1 < e.args.size(); ++d)
       idx.push_back(b_.CreateNSWAdd(index(*e.args[d]), b_.getInt64(next->delta[d])));
-    const std::int64_t per_line = 64 / static_cast<std::int64_t>(dtype_size(src.decl->dtype));
-    const std::int64_t lines = std::max<std::int64_t>(1, width / per_line);
     llvm::Value *tile = b_.CreateSDiv(frame_.vars[next->rows->iterator], b_.getInt64(next->rows->step));
     idx.push_back(b_.CreateMul(b_.CreateSRem(tile, b_.getInt64(lines)), b_.getInt64(per_line)));
     llvm::Value *ahead = b_.CreateGEP(storage_type(src.decl->dtype), src.base, offset(src, idx));

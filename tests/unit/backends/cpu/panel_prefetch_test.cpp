@@ -115,12 +115,19 @@ TEST_CASE("panel prefetch: the next cache tile is the next panel group, or the n
 TEST_CASE("panel prefetch: a GEMM over weight panels prefetches once a k step when several row tiles share them") {
   const std::int64_t p = poly::gemm_tile_columns(poly::host_target());
   if (p <= 1) return;  // no vector panels on this host
-  // 64 rows: several row tiles reuse each panel; one prefetch in each micro-kernel (full and remainder row tiles).
+  // 64 rows: several row tiles reuse each panel; one prefetch in each
+  // micro-kernel (full and remainder row tiles) when a panel's k row spans
+  // two lines or more (AVX-512's 64 columns), none with one line (AVX2's 16).
   std::vector<poly::LKernel> many = panel_kernels(64, 256, 8 * p);
   REQUIRE(many.size() == 1);
   std::string ir = emit_llvm_ir(many);
-  CHECK(count(ir, "call void @llvm.prefetch") >= 1);
-  CHECK(count(ir, "call void @llvm.prefetch") <= 2);
+  INFO("panel columns " << p);
+  if (4 * p >= 128) {
+    CHECK(count(ir, "call void @llvm.prefetch") >= 1);
+    CHECK(count(ir, "call void @llvm.prefetch") <= 2);
+  } else {
+    CHECK(count(ir, "call void @llvm.prefetch") == 0);
+  }
   // Four rows: one row tile reads each panel once, the hardware prefetcher's stream; no prefetch.
   std::vector<poly::LKernel> few = panel_kernels(4, 256, 8 * p);
   REQUIRE(few.size() == 1);
