@@ -53,6 +53,7 @@ private:
 ScheduleResult run_scheduler(const Scop &scop, const Dependences &deps, const PolyOptions &o) {
   ScheduleOptions so;
   so.quota = o.quota;
+  so.seconds = o.schedule_seconds;
   so.force_fallback = o.force_fallback;
   if (o.scheduler.empty() || o.scheduler == "isl") return schedule_isl(scop, deps, so);
   if (o.scheduler == "feautrier") return schedule_feautrier(scop, deps, so);

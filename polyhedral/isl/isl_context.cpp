@@ -17,6 +17,7 @@
 #include <isl/space.h>
 #include <isl/val.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -28,14 +29,33 @@ IslContext::IslContext() : ctx_(isl_ctx_alloc()) {
 
 IslContext::~IslContext() { isl_ctx_free(ctx_.release()); }
 
-QuotaGuard::QuotaGuard(isl::ctx ctx, unsigned long max_operations)
+QuotaGuard::QuotaGuard(isl::ctx ctx, unsigned long max_operations, double seconds)
     : ctx_(ctx), saved_(isl_ctx_get_max_operations(ctx.get())) {
   isl_ctx_reset_error(ctx_.get());
   isl_ctx_set_max_operations(ctx_.get(), max_operations);
   isl_ctx_reset_operations(ctx_.get());
+  if (seconds > 0) {
+    auto limit = std::chrono::duration<double>(seconds);
+    watchdog_ = std::thread([this, limit] {
+      std::unique_lock<std::mutex> lock(mutex_);
+      if (!done_cv_.wait_for(lock, limit, [this] { return done_; })) {
+        timed_out_ = true;
+        isl_ctx_abort(ctx_.get());  // isl's way to stop a computation from another thread
+      }
+    });
+  }
 }
 
 QuotaGuard::~QuotaGuard() {
+  if (watchdog_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      done_ = true;
+    }
+    done_cv_.notify_one();
+    watchdog_.join();
+    isl_ctx_resume(ctx_.get());
+  }
   isl_ctx_set_max_operations(ctx_.get(), saved_);
   isl_ctx_reset_operations(ctx_.get());
   // Leave no quota error behind: later isl calls must not see it.

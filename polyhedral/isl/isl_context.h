@@ -6,9 +6,13 @@
 
 #include <isl/cpp.h>
 
+#include <atomic>
+#include <condition_variable>
 #include <functional>
+#include <mutex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace atl::poly {
@@ -36,18 +40,31 @@ private:
 /// isl fails the current call: isl/cpp.h throws isl::exception_quota (and
 /// resets the error state); for raw C calls, hit() says whether the last
 /// error was the quota.
+///
+/// `seconds` > 0 also bounds the wall-clock time: a watchdog thread calls
+/// isl_ctx_abort when it runs out, so isl fails at its next operation (an
+/// operation count does not bound the time: the scheduler's simplex pivots
+/// on numbers that can grow without limit, and one InstanceNormalization
+/// over 1 x 4 x 16 x 16 took more than 300 s within the quota).
 class QuotaGuard {
 public:
-  QuotaGuard(isl::ctx ctx, unsigned long max_operations);
+  QuotaGuard(isl::ctx ctx, unsigned long max_operations, double seconds = 0);
   ~QuotaGuard();
   QuotaGuard(const QuotaGuard &) = delete;
   QuotaGuard &operator=(const QuotaGuard &) = delete;
   /// True when isl's last error in this context is an exhausted quota.
   bool hit() const;
+  /// True when the time ran out (isl was aborted).
+  bool timed_out() const { return timed_out_; }
 
 private:
   mutable isl::ctx ctx_;
   unsigned long saved_;
+  std::mutex mutex_;
+  std::condition_variable done_cv_;
+  bool done_ = false;
+  std::atomic<bool> timed_out_{false};
+  std::thread watchdog_;
 };
 
 /// Scheduler options set for the lifetime of the object and restored after.

@@ -12,9 +12,10 @@ namespace atl::poly::detail {
 
 /// Runs isl_schedule_constraints_compute_schedule with validity =
 /// deps.validity(), proximity = flow, coincidence = all dependences, under
-/// `quota` operations. On failure returns nothing and sets `why`.
+/// `quota` operations and `seconds` of wall-clock time (0: no bound). On
+/// failure returns nothing and sets `why`.
 std::optional<isl::schedule> try_isl_scheduler(const Scop &scop, const Dependences &deps,
                                                const SchedulerOptions &options, unsigned long quota,
-                                               std::string &why);
+                                               double seconds, std::string &why);
 
 }  // namespace atl::poly::detail

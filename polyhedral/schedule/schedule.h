@@ -20,6 +20,9 @@ namespace atl::poly {
 struct ScheduleOptions {
   /// Bound on isl operations per scheduler attempt (0 = none).
   unsigned long quota = 2'000'000;
+  /// Bound on the wall-clock seconds of an isl scheduler attempt (0 = none);
+  /// the operation quota alone does not bound the time (QuotaGuard).
+  double seconds = 10;
   /// Tests: force the ladder down. "quota" runs the first attempt with a
   /// quota of 1 operation; "all" makes every isl attempt fail so the
   /// original order is used.

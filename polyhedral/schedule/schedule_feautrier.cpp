@@ -10,7 +10,7 @@ ScheduleResult schedule_feautrier(const Scop &scop, const Dependences &deps, con
   unsigned long quota = options.force_fallback.empty() ? options.quota : 1;
   std::string why;
   ScheduleResult r;
-  if (auto s = detail::try_isl_scheduler(scop, deps, o, quota, why)) {
+  if (auto s = detail::try_isl_scheduler(scop, deps, o, quota, options.seconds, why)) {
     r.schedule = *s;
     r.algorithm = "feautrier";
     return r;

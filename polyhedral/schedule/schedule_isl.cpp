@@ -1,6 +1,8 @@
-// isl's scheduler under an operation quota with a fallback ladder:
+// isl's scheduler under an operation quota and a time limit, with a fallback ladder:
 // default options -> serialized SCCs (less fusion) -> the original order.
 #include "polyhedral/schedule/isl_scheduler.h"
+
+#include <sstream>
 
 namespace atl::poly {
 
@@ -8,10 +10,15 @@ namespace detail {
 
 std::optional<isl::schedule> try_isl_scheduler(const Scop &scop, const Dependences &deps,
                                                const SchedulerOptions &options, unsigned long quota,
-                                               std::string &why) {
+                                               double seconds, std::string &why) {
   isl::ctx ctx = scop.context.ctx();
   ScopedSchedulerOptions scoped(ctx, options);
-  QuotaGuard guard(ctx, quota);
+  QuotaGuard guard(ctx, quota, seconds);
+  auto out_of_time = [&] {
+    std::ostringstream s;
+    s << "time limit of " << seconds << " s reached";
+    return s.str();
+  };
   try {
     isl::union_map all = deps.all();
     isl::schedule s = isl::schedule_constraints::on_domain(scop.domain())
@@ -21,7 +28,7 @@ std::optional<isl::schedule> try_isl_scheduler(const Scop &scop, const Dependenc
                           .set_coincidence(all)
                           .compute_schedule();
     if (s.is_null()) {
-      why = "isl returned no schedule";
+      why = guard.timed_out() ? out_of_time() : "isl returned no schedule";
       return std::nullopt;
     }
     return s;
@@ -29,8 +36,9 @@ std::optional<isl::schedule> try_isl_scheduler(const Scop &scop, const Dependenc
     why = "operation quota of " + std::to_string(quota) + " exhausted";
     return std::nullopt;
   } catch (const isl::exception &e) {
-    why = guard.hit() ? "operation quota of " + std::to_string(quota) + " exhausted"
-                      : std::string("isl error: ") + (e.what() ? e.what() : "");
+    why = guard.timed_out() ? out_of_time()
+          : guard.hit()     ? "operation quota of " + std::to_string(quota) + " exhausted"
+                            : std::string("isl error: ") + (e.what() ? e.what() : "");
     return std::nullopt;
   }
 }
@@ -54,7 +62,7 @@ ScheduleResult schedule_isl(const Scop &scop, const Dependences &deps, const Sch
     if (options.force_fallback == "quota" && i == 0) quota = 1;
     if (options.force_fallback == "all") quota = 1;
     std::string why;
-    auto s = detail::try_isl_scheduler(scop, deps, ladder[i].opts, quota, why);
+    auto s = detail::try_isl_scheduler(scop, deps, ladder[i].opts, quota, options.seconds, why);
     if (s) {
       r.schedule = *s;
       r.algorithm = ladder[i].name;

@@ -7,6 +7,8 @@
 #include "polyhedral/schedule/schedule.h"
 #include "polyhedral/scop/scop.h"
 
+#include <chrono>
+
 using namespace polytest;
 using namespace atl::poly;
 
@@ -98,6 +100,31 @@ TEST_CASE("fallback ladder: a quota of 1 operation is recorded and a later rung 
   CHECK_FALSE(check_legality(s, d, all.schedule).has_value());
   // The context is usable after the quota error.
   CHECK(schedule_isl(s, d).algorithm == "isl");
+}
+
+TEST_CASE("isl scheduler: a time limit stops an attempt that the operation quota does not bound") {
+  // One InstanceNormalization over 1 x 4 x 16 x 16: isl's first attempt
+  // pivots on ever larger numbers for more than 300 s within the quota.
+  auto g = one_node("InstanceNormalization", {{"x", {1, 4, 16, 16}}, {"s", {4}}, {"b", {4}}}, {{"epsilon", 1e-5}});
+  IslContext ctx;
+  Scop s = build_scop(ctx, g, g.order());
+  Dependences d = compute_dependences(s);
+  ScheduleOptions o;
+  o.seconds = 0.5;
+  auto start = std::chrono::steady_clock::now();
+  ScheduleResult r = schedule_isl(s, d, o);
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(took < 30);
+  REQUIRE_FALSE(r.fallbacks.empty());
+  CHECK_MESSAGE(r.fallbacks[0].find("time limit of 0.5 s reached") != std::string::npos, r.fallbacks[0]);
+  CHECK(r.algorithm != "isl");
+  CHECK_FALSE(check_legality(s, d, r.schedule).has_value());
+  // The context is usable after the abort, and a quick attempt is not cut short.
+  auto mm = one_node("MatMul", {{"A", {3, 5}}, {"B", {5, 7}}});
+  Scop sm = build_scop(ctx, mm, mm.order());
+  ScheduleResult ok = schedule_isl(sm, compute_dependences(sm), o);
+  CHECK(ok.algorithm == "isl");
+  CHECK(ok.fallbacks.empty());
 }
 
 TEST_CASE("feautrier: legal schedule through isl's option") {

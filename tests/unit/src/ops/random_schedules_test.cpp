@@ -464,7 +464,7 @@ TEST_CASE("random fusion and distribution choices: compiled code (JIT) equals th
       std::string why;
       poly::SchedulerOptions serialize;
       serialize.serialize_sccs = true;
-      std::optional<isl::schedule> serialized = poly::detail::try_isl_scheduler(scop, deps, serialize, 2'000'000, why);
+      std::optional<isl::schedule> serialized = poly::detail::try_isl_scheduler(scop, deps, serialize, 2'000'000, 10, why);
       REQUIRE_MESSAGE(serialized.has_value(), label << ": " << why);
       const isl::schedule bases[] = {poly::schedule_isl(scop, deps).schedule, *serialized,
                                      mark_permutable(deps, poly::schedule_original(scop))};
