@@ -251,6 +251,43 @@ TEST_CASE("tile_for_cpu: reduction blocks of equal length (no short last block o
   }
 }
 
+TEST_CASE("tile_for_cpu: few rows over 64-column weight panels take one panel a column tile") {
+  // The MLP's fc1: 64 x 784 x 512 over [8, 784, 64] panels.
+  auto fc1 = [](int width) {
+    std::string P = std::to_string(width), n = std::to_string(512 / width);
+    return polytest::graph_json(
+        R"([{"op": "Compute", "name": "mm", "inputs": ["x", "wp"], "outputs": ["y"],
+             "attrs": {"expr": "y(m_, n_) +=! x(m_, k_) * wp(floor(n_ / )" + P + R"(), k_, n_ % )" + P +
+            R"() where n_ in 0:512"}}])",
+        R"("inputs": [{"name": "x", "shape": [64, 784]}],
+           "weights": [{"name": "wp", "shape": [)" + n + R"(, 784, )" + P + R"(]}], "outputs": ["y"])");
+  };
+  // Two cores (the column tiles carry the parallelism): 8 tiles of one panel, where the fewest
+  // tiles that fit were 4 of two.
+  polytest::Scheduled s(fc1(64));
+  poly::CpuTileOptions o;
+  o.target = polytest::avx512_target(2);
+  poly::CpuTileResult r = poly::tile_for_cpu(s.scop, s.schedule, o);
+  REQUIRE(r.applied);
+  CHECK(r.nr == 64);
+  CHECK(r.cache_sizes.at(1) == 64);
+  CHECK(s.legal(r.schedule));
+  // Twelve panels (BERT's 768 columns) and 48 (its 3072) divide among 2 cores too.
+  for (int panels : {12, 48}) {
+    CAPTURE(panels);
+    std::string N = std::to_string(64 * panels), n = std::to_string(panels);
+    polytest::Scheduled p(polytest::graph_json(
+        R"([{"op": "Compute", "name": "mm", "inputs": ["x", "wp"], "outputs": ["y"],
+             "attrs": {"expr": "y(m_, n_) +=! x(m_, k_) * wp(floor(n_ / 64), k_, n_ % 64) where n_ in 0:)" + N + R"("}}])",
+        R"("inputs": [{"name": "x", "shape": [64, 768]}],
+           "weights": [{"name": "wp", "shape": [)" + n + R"(, 768, 64]}], "outputs": ["y"])"));
+    poly::CpuTileResult t = poly::tile_for_cpu(p.scop, p.schedule, o);
+    REQUIRE(t.applied);
+    CHECK(t.cache_sizes.at(1) == 64);
+    CHECK(p.legal(t.schedule));
+  }
+}
+
 TEST_CASE("tile_for_cpu: a weight in panels takes the reduction in blocks of up to 768 (the whole of it up to 1024)") {
   for (long k : {768L, 784L, 3072L}) {
     std::string K = std::to_string(k);
