@@ -12,6 +12,7 @@
 #include "backends/cpu/lower_reduction.h"
 #include "backends/cpu/vector_analysis.h"
 #include "backends/cpu/vector_math.h"
+#include "polyhedral/target/cpu_target.h"
 
 #include <atoll/diagnostics.h>
 #include <atoll/dtype.h>
@@ -877,9 +878,12 @@ private:
     const ArrayView &src = view(load.name);
     ScopedVar moved(frame_, iterator);
     frame_.vars[iterator] = b_.CreateNSWAdd(frame_.vars[iterator], b_.getInt64(delta));
-    llvm::Value *ahead = b_.CreateGEP(storage_type(src.decl->dtype), src.base, offset(src, index_list(load.args)));
-    b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ahead->getType()},
-                       {ahead, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
+    prefetch_l2(b_.CreateGEP(storage_type(src.decl->dtype), src.base, offset(src, index_list(load.args))));
+  }
+
+  /// A read prefetch of the line at `p` into L2 (prefetcht1).
+  void prefetch_l2(llvm::Value *p) {
+    b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {p->getType()}, {p, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
   }
 
   // ---- accumulators in registers ---------------------------------------------------------------
@@ -957,17 +961,15 @@ private:
     const ArrayView &src = view(e.name);
     // Panels of one line a k row (AVX2's 16-column tiles): every row tile
     // would fetch the same line; not measured, left to the hardware.
-    const std::int64_t per_line = 64 / static_cast<std::int64_t>(dtype_size(src.decl->dtype));
-    const std::int64_t lines = width / per_line;
-    if (lines < 2) return;
+    const std::int64_t bytes = static_cast<std::int64_t>(dtype_size(src.decl->dtype));
+    if (!poly::panel_row_spans_lines(width, bytes)) return;
+    const std::int64_t per_line = 64 / bytes, lines = width / per_line;
     std::vector<llvm::Value *> idx;
     for (std::size_t d = 0; d + 1 < e.args.size(); ++d)
       idx.push_back(b_.CreateNSWAdd(index(*e.args[d]), b_.getInt64(next->delta[d])));
     llvm::Value *tile = b_.CreateSDiv(frame_.vars[next->rows->iterator], b_.getInt64(next->rows->step));
     idx.push_back(b_.CreateMul(b_.CreateSRem(tile, b_.getInt64(lines)), b_.getInt64(per_line)));
-    llvm::Value *ahead = b_.CreateGEP(storage_type(src.decl->dtype), src.base, offset(src, idx));
-    b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {ahead->getType()},
-                       {ahead, b_.getInt32(0), b_.getInt32(2), b_.getInt32(1)});
+    prefetch_l2(b_.CreateGEP(storage_type(src.decl->dtype), src.base, offset(src, idx)));
   }
   Promotion *promo_ = nullptr;
   /// The lanes of the vector being emitted that exist (null: all; vector_loop's 9 to 15 elements).

@@ -24,6 +24,12 @@ inline int gemm_tile_columns(const CpuTarget &t) {
   return t.vector_lanes > 1 ? t.vector_lanes * (t.vector_registers >= 32 ? 4 : 2) : 0;
 }
 
+/// Whether a panel of `columns` elements of `element_bytes` spans two cache
+/// lines or more a k row (AVX-512's 64 f32 columns, not AVX2's 16): the
+/// row tiles of a cache tile then share the prefetch of the next tile's
+/// panels (lower_to_llvm), and tile_for_cpu takes one panel a column tile.
+inline bool panel_row_spans_lines(long columns, long element_bytes) { return columns * element_bytes >= 128; }
+
 /// The host's description: caches from sysconf or /sys/devices/system/cpu,
 /// vector width from the CPU's features (cpuid, as LLVM's host detection
 /// reads them), cores from sysconf. Computed once and cached.

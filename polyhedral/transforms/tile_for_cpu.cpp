@@ -327,7 +327,7 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     // -> 8 of 1) 0.325-0.331 -> 0.310 ms, 64 x 768 x 768 0.524 -> 0.506,
     // 64 x 3072 x 768 1.01x, 64 x 768 x 3072 1.00x (tile hints, alternated,
     // one thread, Intel Xeon). AVX2's 16-column panels keep the rule below.
-    const long panel_count = panels && nr * 4 >= 128 && ecols < (1 << 30) ? (ecols + nr - 1) / nr : 0;
+    const long panel_count = panels && panel_row_spans_lines(nr, 4) && ecols < (1 << 30) ? (ecols + nr - 1) / nr : 0;
     if (few_tiles && roles->u < 0 && er <= 16L * t.cores * mr && panel_count >= 2L * t.cores &&
         panel_count % t.cores == 0 && ecols % nr == 0) {
       base[static_cast<std::size_t>(roles->r)] = mc;

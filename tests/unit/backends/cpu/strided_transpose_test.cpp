@@ -68,13 +68,6 @@ poly::LKernel unblock(const std::string &name, std::int64_t b, std::int64_t w, i
   return k;
 }
 
-const poly::LStmt *loop_named(const poly::LStmt &s, const std::string &it) {
-  if (s.kind == poly::LStmtKind::For && s.iterator == it) return &s;
-  for (const auto &b : s.body)
-    if (const poly::LStmt *f = b ? loop_named(*b, it) : nullptr) return f;
-  return nullptr;
-}
-
 TEST_SUITE("backends") {
 
 TEST_CASE("cpu strided loads: stride 2..4 reads along a vector loop have a vector form, stride 5 does not") {

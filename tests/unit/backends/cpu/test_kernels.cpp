@@ -60,6 +60,19 @@ poly::LKernel kernel(const std::string &name, std::vector<poly::LArray> arrays, 
   return k;
 }
 
+const poly::LStmt *loop_named(const poly::LStmt &s, const std::string &it) {
+  if (s.kind == poly::LStmtKind::For && s.iterator == it) return &s;
+  for (const auto &b : s.body)
+    if (const poly::LStmt *f = b ? loop_named(*b, it) : nullptr) return f;
+  return nullptr;
+}
+
+std::size_t count(const std::string &text, const std::string &what) {
+  std::size_t n = 0;
+  for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
 poly::LStmtPtr loop_to(const std::string &it, poly::LExprPtr extent, poly::LStmtPtr body,
                        std::set<std::string> marks) {
   using namespace poly::build;

@@ -34,6 +34,12 @@ poly::LKernel kernel(const std::string &name, std::vector<poly::LArray> arrays, 
 poly::LStmtPtr loop_to(const std::string &it, poly::LExprPtr extent, poly::LStmtPtr body,
                        std::set<std::string> marks = {});
 
+/// The first loop (preorder) of `s` whose iterator is `it`, or null.
+const poly::LStmt *loop_named(const poly::LStmt &s, const std::string &it);
+
+/// Occurrences of `what` in `text`.
+std::size_t count(const std::string &text, const std::string &what);
+
 /// The kernels compiled both ways: ("jit", ...) and ("c", ...).
 std::vector<std::pair<std::string, std::unique_ptr<CpuExecutable>>> both_paths(
     const std::vector<poly::LKernel> &kernels);

@@ -55,20 +55,6 @@ const poly::LStmt *first_reduction_loop(const poly::LStmt &s) {
   return nullptr;
 }
 
-/// The loop over j.
-const poly::LStmt *inner_loop(const poly::LStmt &s) {
-  if (s.kind == poly::LStmtKind::For && s.iterator == "j") return &s;
-  for (const auto &b : s.body)
-    if (const poly::LStmt *f = b ? inner_loop(*b) : nullptr) return f;
-  return nullptr;
-}
-
-std::size_t count(const std::string &text, const std::string &what) {
-  std::size_t n = 0;
-  for (std::size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
-  return n;
-}
-
 /// Phis of type `type` (the builder adds fast-math flags to floating-point phis).
 std::size_t phis(const std::string &ir, const std::string &type) {
   std::size_t n = 0, start = 0;
@@ -309,13 +295,6 @@ poly::LKernel unrolled_rows(const std::string &name, std::int64_t U, AssignOp op
   return k;
 }
 
-const poly::LStmt *loop_named(const poly::LStmt &s, const std::string &it) {
-  if (s.kind == poly::LStmtKind::For && s.iterator == it) return &s;
-  for (const auto &b : s.body)
-    if (const poly::LStmt *f = b ? loop_named(*b, it) : nullptr) return f;
-  return nullptr;
-}
-
 TEST_CASE("cpu vector reductions: unrolled rows fold their lanes together, and match a scalar fold") {
   struct Case {
     std::string name;
@@ -391,7 +370,7 @@ TEST_CASE("cpu vector reductions: folds wait only where nothing in the unrolled 
 TEST_CASE("cpu vector reductions: loops that do not qualify keep scalar code") {
   // No kReduction mark: re-association is not allowed.
   poly::LKernel plain = row_reduce("plain", AssignOp::Add, 16, {});
-  CHECK(vector_reductions(plain, *inner_loop(*plain.body)).reductions.empty());
+  CHECK(vector_reductions(plain, *loop_named(*plain.body, "j")).reductions.empty());
   CHECK(phis(emit_llvm_ir({plain}), "<16 x float>") == 0);
   // The accumulator is read in the body.
   auto reads = loop_to("j", var("M"),
