@@ -19,7 +19,7 @@ struct PolyOptions {
   std::string scheduler = "isl";
   std::string tree;                   ///< isl YAML schedule tree for "given"
   unsigned long quota = 2'000'000;    ///< isl operations per scheduler attempt (0 = none)
-  double schedule_seconds = 10;       ///< wall-clock seconds per isl scheduler attempt (0 = none)
+  double schedule_seconds = 10;       ///< wall-clock seconds per isl scheduler attempt or Pluto search (0 = none)
   bool allow_reassociation = true;    ///< relax reductions (see deps/dependences.h)
   bool parallel = true, vectorize = true;
   /// Tests: force the fallback ladder ("quota" or "all", see ScheduleOptions).

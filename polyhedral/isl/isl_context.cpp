@@ -64,6 +64,12 @@ QuotaGuard::~QuotaGuard() {
 
 bool QuotaGuard::hit() const { return isl_ctx_last_error(ctx_.get()) == isl_error_quota; }
 
+std::string time_limit_reason(double seconds) {
+  std::ostringstream s;
+  s << "time limit of " << seconds << " s reached";
+  return s.str();
+}
+
 ScopedSchedulerOptions::ScopedSchedulerOptions(isl::ctx ctx, const SchedulerOptions &o)
     : ctx_(ctx), algorithm_(isl_options_get_schedule_algorithm(ctx.get())),
       serialize_(isl_options_get_schedule_serialize_sccs(ctx.get())),

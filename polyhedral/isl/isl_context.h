@@ -67,6 +67,10 @@ private:
   std::thread watchdog_;
 };
 
+/// "time limit of `seconds` s reached": the reason a scheduler gives when
+/// QuotaGuard's or PplDeadline's time runs out.
+std::string time_limit_reason(double seconds);
+
 /// Scheduler options set for the lifetime of the object and restored after.
 struct SchedulerOptions {
   bool feautrier = false;        ///< ISL_SCHEDULE_ALGORITHM_FEAUTRIER instead of isl's

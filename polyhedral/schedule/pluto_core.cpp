@@ -8,12 +8,14 @@
 #include <atoll/diagnostics.h>
 
 #include <gmpxx.h>
+#include "polyhedral/isl/ppl_deadline.h"
 #include "polyhedral/isl/ppl_init.h"
 
 #include <ppl.hh>
 
 #include <algorithm>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <sstream>
 #include <string>
@@ -550,6 +552,8 @@ Node original_order(const std::vector<Stmt> &stmts) {
 }  // namespace
 
 ScheduleResult schedule_pluto_problem(const PlutoProblem &problem, const PlutoOptions &options) {
+  static std::mutex ppl_mutex;  // PPL is not thread safe (and PplDeadline's hook is global): one problem at a time
+  std::lock_guard<std::mutex> lock(ppl_mutex);
   ensure_ppl_initialized();
   ATOLL_ASSERT(!problem.statements.empty(), "scheduling an empty SCoP");
   isl::ctx ctx = problem.statements.front().ctx();
@@ -557,14 +561,22 @@ ScheduleResult schedule_pluto_problem(const PlutoProblem &problem, const PlutoOp
   ScheduleResult result;
   std::string failure;
   try {
-    QuotaGuard quota(ctx, options.quota);
-    Scheduler scheduler(problem, options);
-    Node root = scheduler.run();
-    result.schedule = TreeBuilder(ctx, scheduler.statements(), coincidence).build(root);
-    result.algorithm = "pluto";
-    return result;
+    QuotaGuard quota(ctx, options.quota, options.seconds);
+    PplDeadline deadline(options.seconds);
+    try {
+      Scheduler scheduler(problem, options);
+      Node root = scheduler.run();
+      result.schedule = TreeBuilder(ctx, scheduler.statements(), coincidence).build(root);
+      result.algorithm = "pluto";
+      return result;
+    } catch (const isl::exception &) {
+      if (!quota.timed_out()) throw;
+      throw PplTimeout(time_limit_reason(options.seconds));  // isl aborted by the same limit
+    }
   } catch (const Failure &f) {
     failure = f.reason;
+  } catch (const PplTimeout &e) {
+    failure = e.what();
   } catch (const isl::exception &e) {
     failure = std::string("isl: ") + e.what();
   } catch (const std::exception &e) {

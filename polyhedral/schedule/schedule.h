@@ -20,7 +20,8 @@ namespace atl::poly {
 struct ScheduleOptions {
   /// Bound on isl operations per scheduler attempt (0 = none).
   unsigned long quota = 2'000'000;
-  /// Bound on the wall-clock seconds of an isl scheduler attempt (0 = none);
+  /// Bound on the wall-clock seconds of an isl scheduler attempt and of the
+  /// Pluto-style search (0 = none);
   /// the operation quota alone does not bound the time (QuotaGuard).
   double seconds = 10;
   /// Tests: force the ladder down. "quota" runs the first attempt with a

@@ -14,11 +14,6 @@ std::optional<isl::schedule> try_isl_scheduler(const Scop &scop, const Dependenc
   isl::ctx ctx = scop.context.ctx();
   ScopedSchedulerOptions scoped(ctx, options);
   QuotaGuard guard(ctx, quota, seconds);
-  auto out_of_time = [&] {
-    std::ostringstream s;
-    s << "time limit of " << seconds << " s reached";
-    return s.str();
-  };
   try {
     isl::union_map all = deps.all();
     isl::schedule s = isl::schedule_constraints::on_domain(scop.domain())
@@ -28,7 +23,7 @@ std::optional<isl::schedule> try_isl_scheduler(const Scop &scop, const Dependenc
                           .set_coincidence(all)
                           .compute_schedule();
     if (s.is_null()) {
-      why = guard.timed_out() ? out_of_time() : "isl returned no schedule";
+      why = guard.timed_out() ? time_limit_reason(seconds) : "isl returned no schedule";
       return std::nullopt;
     }
     return s;
@@ -36,7 +31,7 @@ std::optional<isl::schedule> try_isl_scheduler(const Scop &scop, const Dependenc
     why = "operation quota of " + std::to_string(quota) + " exhausted";
     return std::nullopt;
   } catch (const isl::exception &e) {
-    why = guard.timed_out() ? out_of_time()
+    why = guard.timed_out() ? time_limit_reason(seconds)
           : guard.hit()     ? "operation quota of " + std::to_string(quota) + " exhausted"
                             : std::string("isl error: ") + (e.what() ? e.what() : "");
     return std::nullopt;

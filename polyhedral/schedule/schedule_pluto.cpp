@@ -2,16 +2,9 @@
 // (the problem is handed to the core in pluto_core.cpp).
 #include "polyhedral/schedule/schedule_pluto.h"
 
-#include "polyhedral/isl/ppl_init.h"
-
-#include <mutex>
-
 namespace atl::poly {
 
 ScheduleResult schedule_pluto(const Scop &scop, const Dependences &deps, const ScheduleOptions &options) {
-  static std::mutex ppl_mutex;  // PPL is not thread safe: one Pluto problem at a time
-  std::lock_guard<std::mutex> lock(ppl_mutex);
-  ensure_ppl_initialized();
   PlutoProblem problem;
   for (const ScopStatement &s : scop.statements) problem.statements.push_back(s.domain);
   problem.context = scop.context;
@@ -20,6 +13,7 @@ ScheduleResult schedule_pluto(const Scop &scop, const Dependences &deps, const S
   PlutoOptions pluto;
   pluto.max_solves = options.force_fallback.empty() ? 40 + 20 * static_cast<int>(scop.statements.size()) : 0;
   pluto.quota = options.quota;
+  pluto.seconds = options.seconds;
   ScheduleResult result = schedule_pluto_problem(problem, pluto);
   if (!options.force_fallback.empty())
     result.fallbacks.back() += " (forced: " + options.force_fallback + ")";

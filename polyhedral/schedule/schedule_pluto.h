@@ -26,6 +26,7 @@ struct PlutoOptions {
   int max_shift = 4;        ///< constant terms lie in [0, max_shift]
   int max_solves = 400;     ///< ILP solves before giving up (fallback to the original order)
   unsigned long quota = 0;  ///< bound on isl operations of the search (0 = none); the fallback runs unbounded
+  double seconds = 0;       ///< bound on the search's wall-clock seconds, PPL's and isl's (0 = none)
 };
 
 /// What the scheduler core needs, without a Scop: statement domains in
@@ -42,15 +43,17 @@ struct PlutoProblem {
 /// The Pluto-style schedule of `problem`. Bands are permutable; a member is
 /// coincident when every coincidence dependence not ordered outside its band
 /// has distance 0 on it. On failure (no hyperplane and nothing to cut, or
-/// more than `options.max_solves` ILP solves) the original order is returned,
-/// algorithm "original", with a line in `fallbacks`. isl errors do not escape.
+/// more than `options.max_solves` ILP solves, or past `options.seconds`) the
+/// original order is returned, algorithm "original", with a line in
+/// `fallbacks`. isl and PPL errors do not escape. One problem runs at a time
+/// (PPL is not thread safe); other callers wait.
 ScheduleResult schedule_pluto_problem(const PlutoProblem &problem, const PlutoOptions &options = {});
 
 /// The Pluto-style scheduler on a SCoP: validity = deps.validity(),
 /// coincidence = deps.all() plus deps.validity() (so reductions are never
 /// parallel). algorithm "pluto". options.force_fallback (any value) sets the
 /// solve cap to 0, forcing the original order; options.quota bounds the isl
-/// operations of the run.
+/// operations of the run and options.seconds its time.
 ScheduleResult schedule_pluto(const Scop &scop, const Dependences &deps, const ScheduleOptions &options = {});
 
 }  // namespace atl::poly

@@ -265,3 +265,95 @@ TEST_CASE("pluto: a forced fallback on a SCoP gives the original order, recorded
   CHECK(!atl::poly::check_legality(scop, deps, p.schedule).has_value());
 }
 }
+
+// ---- the time limit: PPL's and isl's work under one deadline ----
+
+#include "polyhedral/isl/ppl_deadline.h"
+#include "polyhedral/isl/ppl_init.h"
+
+#include <ppl.hh>
+
+namespace {
+
+// Jeroslow's problem: maximise x0 with 2 x0 + ... + 2 x(n-1) = n, n odd,
+// x binary. It has no integer solution, and branch and bound must visit
+// exponentially many nodes to prove it (n = 21: far more than a second).
+Parma_Polyhedra_Library::MIP_Problem_Status solve_jeroslow(int n) {
+  namespace PPL = Parma_Polyhedra_Library;
+  PPL::Constraint_System cs;
+  PPL::Linear_Expression sum;
+  PPL::Variables_Set integers;
+  for (int i = 0; i < n; ++i) {
+    PPL::Variable x(static_cast<PPL::dimension_type>(i));
+    cs.insert(x >= 0);
+    cs.insert(x <= 1);
+    sum += 2 * x;
+    integers.insert(x);
+  }
+  cs.insert(sum == n);
+  PPL::MIP_Problem mip(static_cast<PPL::dimension_type>(n), cs, PPL::Linear_Expression(PPL::Variable(0)),
+                       PPL::MAXIMIZATION);
+  mip.add_to_integer_space_dimensions(integers);
+  return mip.solve();
+}
+
+}  // namespace
+
+TEST_SUITE("polyhedral") {
+TEST_CASE("PplDeadline: a branch and bound past its time throws, and PPL runs normally after") {
+  atl::poly::ensure_ppl_initialized();
+  auto start = std::chrono::steady_clock::now();
+  std::string what;
+  bool expired = false;
+  {
+    atl::poly::PplDeadline deadline(0.05);
+    try {
+      solve_jeroslow(21);
+    } catch (const atl::poly::PplTimeout &e) {
+      what = e.what();
+    }
+    expired = deadline.expired();
+  }
+  double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(expired);
+  CHECK(what == "time limit of 0.05 s reached");
+  CHECK(took < 30);
+  // The hook is cleared: an unbounded solve of a small instance finishes.
+  CHECK(solve_jeroslow(5) == Parma_Polyhedra_Library::UNFEASIBLE_MIP_PROBLEM);
+  // A deadline that does not run out changes nothing.
+  {
+    atl::poly::PplDeadline deadline(60);
+    CHECK(solve_jeroslow(7) == Parma_Polyhedra_Library::UNFEASIBLE_MIP_PROBLEM);
+    CHECK_FALSE(deadline.expired());
+  }
+}
+
+TEST_CASE("pluto: a search past its time limit falls back to the original order, recorded") {
+  // A chain of 16 stencils, each reading its predecessor's neighbours: its
+  // ILPs take seconds.
+  IslContext ctx;
+  std::vector<std::string> domains;
+  std::string deps = "[N] -> { ";
+  for (int s = 0; s < 16; ++s) {
+    std::string me = "S" + std::to_string(s), next = "S" + std::to_string(s + 1);
+    domains.push_back("[N] -> { " + me + "[i, j] : 1 <= i, j < N - 1 }");
+    if (s < 15)
+      deps += std::string(s ? "; " : "") + me + "[i, j] -> " + next +
+              "[i2, j2] : -1 <= i2 - i <= 1 and -1 <= j2 - j <= 1 and 1 <= i, j, i2, j2 < N - 1";
+  }
+  PlutoProblem p = problem(ctx, domains, deps + " }");
+  PlutoOptions options;
+  options.seconds = 0.01;
+  ScheduleResult r = atl::poly::schedule_pluto_problem(p, options);
+  CHECK(r.algorithm == "original");
+  REQUIRE(r.fallbacks.size() == 1);
+  CHECK_MESSAGE(r.fallbacks[0].find("time limit of 0.01 s reached") != std::string::npos, r.fallbacks[0]);
+  CHECK(legal(r.schedule, p.validity));
+  // With time enough, the same problem is skewed by the search.
+  options.seconds = 60;
+  ScheduleResult ok = atl::poly::schedule_pluto_problem(p, options);
+  CHECK(ok.algorithm == "pluto");
+  CHECK(ok.fallbacks.empty());
+  CHECK(legal(ok.schedule, p.validity));
+}
+}
