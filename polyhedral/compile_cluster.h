@@ -39,6 +39,9 @@ struct PolyOptions {
   /// Cheap elementwise producers of cluster temporaries recomputed in their
   /// readers (transforms/inline_producers).
   bool inline_producers = true;
+  /// A positive constant factor taken out of max and min reductions into
+  /// their readers (transforms/factor_reduction_scale; exact).
+  bool factor_scales = true;
   /// In-place epilogues (transforms/reuse_temporaries): a temporary whose only
   /// reader is an elementwise statement takes the storage that statement writes.
   bool reuse_temporaries = true;

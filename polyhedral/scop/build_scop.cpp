@@ -213,6 +213,7 @@ private:
       if (prod && in_cluster(*prod)) continue;  // added with its producer
       const TensorDecl &d = g_.tensor(t);
       add_array(t, ScopArray::Kind::Input, d.type.dtype, d.type.shape);
+      if (d.data && d.data->size() == 1 && d.type.dtype == DType::F32) scop_.arrays.back().scalar = d.data->front();
     }
     for (const std::string &t : node.outputs) {
       if (t.empty() || scop_.array_of_tensor.count(t)) continue;

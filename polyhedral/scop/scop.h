@@ -10,6 +10,7 @@
 #include <isl/cpp.h>
 
 #include <map>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -29,6 +30,9 @@ struct ScopArray {
   Kind kind = Kind::Input;
   std::string tensor;  ///< the graph tensor ("" for a node-internal temporary)
   isl::set extent;     ///< { A[a0, ...] : 0 <= a_d < shape_d } (parametric)
+  /// The value of a one-element f32 input that is a compile-time constant
+  /// (a weight with inline data).
+  std::optional<double> scalar;
 };
 
 /// One access of a statement: a map from the statement's domain to array

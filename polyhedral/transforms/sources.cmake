@@ -6,4 +6,5 @@ target_sources(atoll_poly PRIVATE
   transforms/reuse_temporaries.cpp
   transforms/fuse_sibling_bands.cpp
   transforms/tree_edit.cpp
+  transforms/factor_reduction_scale.cpp
 )

@@ -1,0 +1,135 @@
+// Takes a positive constant factor out of a max or min reduction into its readers.
+#include "polyhedral/transforms/factor_reduction_scale.h"
+
+#include "polyhedral/scop/collect_reads.h"
+
+#include <cmath>
+#include <memory>
+
+namespace atl::poly {
+
+namespace {
+
+using compute::AssignOp;
+using compute::BinOp;
+using compute::Expr;
+using compute::ExprKind;
+using compute::ExprPtr;
+
+/// A float constant, finite and positive: a literal or a read of a
+/// one-element constant array.
+bool positive_constant(const Scop &scop, const Expr &e) {
+  double v = 0;
+  if (e.kind == ExprKind::Number) {
+    v = e.number;
+  } else if (e.kind == ExprKind::Read) {
+    const ScopArray *a = scop.array(e.name);
+    if (!a || !a->scalar) return false;
+    v = *a->scalar;
+  } else {
+    return false;
+  }
+  const float f = static_cast<float>(v);
+  return std::isfinite(f) && f > 0;
+}
+
+/// The factored form of a reduction's value: `e` and how its readers apply
+/// the factor (`factor` with `op`), or nothing.
+struct Factor {
+  ExprPtr value, factor;
+  BinOp op = BinOp::Mul;
+};
+std::optional<Factor> split_factor(const Scop &scop, const Expr &rhs) {
+  if (rhs.kind != ExprKind::Binary || rhs.args.size() != 2 || !rhs.args[0] || !rhs.args[1]) return std::nullopt;
+  if (rhs.binop == BinOp::Mul) {
+    if (positive_constant(scop, *rhs.args[1])) return Factor{rhs.args[0], rhs.args[1], BinOp::Mul};
+    if (positive_constant(scop, *rhs.args[0])) return Factor{rhs.args[1], rhs.args[0], BinOp::Mul};
+  }
+  if (rhs.binop == BinOp::Div && positive_constant(scop, *rhs.args[1]))
+    return Factor{rhs.args[0], rhs.args[1], BinOp::Div};
+  return std::nullopt;
+}
+
+/// Reads of `array` in `e` that are values (not in a subscript or a guard):
+/// counted in `plain`; `bad` when one is not.
+void count_reads(const Expr &e, const std::string &array, bool in_subscript, bool in_guard, int &plain, bool &bad) {
+  if (e.kind == ExprKind::Read && e.name == array) {
+    if (in_subscript || in_guard) bad = true;
+    ++plain;
+  }
+  for (const ExprPtr &a : e.args)
+    if (a) count_reads(*a, array, in_subscript || e.kind == ExprKind::Read, in_guard || e.kind == ExprKind::Guard, plain, bad);
+}
+
+/// `e` with every read of `array` applied the factor.
+ExprPtr scale_reads(const ExprPtr &e, const std::string &array, const Factor &f) {
+  if (e->kind == ExprKind::Read && e->name == array) {
+    auto scaled = std::make_shared<Expr>();
+    scaled->kind = ExprKind::Binary;
+    scaled->binop = f.op;
+    scaled->line = e->line, scaled->column = e->column;
+    scaled->args = {e, f.factor};
+    return scaled;
+  }
+  bool changed = false;
+  std::vector<ExprPtr> args;
+  for (const ExprPtr &a : e->args) {
+    args.push_back(a ? scale_reads(a, array, f) : a);
+    changed |= args.back() != a;
+  }
+  if (!changed) return e;
+  auto copy = std::make_shared<Expr>(*e);
+  copy->args = std::move(args);
+  return copy;
+}
+
+void rebuild_reads(const Scop &scop, ScopStatement &s) {
+  std::vector<BodyRead> reads;
+  collect_reads(*s.rhs, false, reads);
+  s.reads.clear();
+  for (const BodyRead &b : reads) s.reads.push_back(element_access(scop, s, *b.read, b.guarded));
+}
+
+}  // namespace
+
+std::vector<std::string> factor_reduction_scales(Scop &scop) {
+  std::vector<std::string> done;
+  for (std::size_t k = 0; k < scop.statements.size(); ++k) {
+    const ScopStatement &s = scop.statements[k];
+    if (s.init || (s.op != AssignOp::Max && s.op != AssignOp::Min) || !s.rhs) continue;
+    const ScopArray *a = scop.array(s.write.array);
+    if (!a || a->array.dtype != DType::F32 ||
+        (a->kind != ScopArray::Kind::ClusterLocal && a->kind != ScopArray::Kind::NodeInternal))
+      continue;
+    std::optional<Factor> f = split_factor(scop, *s.rhs);
+    if (!f) continue;
+    // Written only by this reduction and its identity; read as a value, later.
+    bool ok = true;
+    std::vector<std::size_t> readers;
+    for (std::size_t t = 0; t < scop.statements.size() && ok; ++t) {
+      if (t == k) continue;
+      const ScopStatement &r = scop.statements[t];
+      if (r.write.array == s.write.array && !(r.init && r.init_of == s.op)) ok = false;
+      int plain = 0;
+      bool bad = false;
+      if (r.rhs) count_reads(*r.rhs, s.write.array, false, false, plain, bad);
+      if (r.lhs)
+        for (const ExprPtr &sub : r.lhs->args)
+          if (sub) count_reads(*sub, s.write.array, true, false, plain, bad);
+      if (bad || (plain > 0 && t < k)) ok = false;
+      if (plain > 0) readers.push_back(t);
+    }
+    if (!ok || readers.empty()) continue;
+    scop.statements[k].rhs = f->value;
+    rebuild_reads(scop, scop.statements[k]);
+    for (std::size_t t : readers) {
+      ScopStatement &r = scop.statements[t];
+      r.rhs = scale_reads(r.rhs, s.write.array, *f);
+      rebuild_reads(scop, r);
+    }
+    done.push_back(scop.statements[k].name);
+  }
+  return done;
+}
+
+}  // namespace atl::poly
