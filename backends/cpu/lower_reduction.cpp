@@ -121,6 +121,13 @@ llvm::Value *generic_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c
   return b.CreateSelect(b.CreateOr(b.CreateFCmpUNO(a, a), better), a, c);
 }
 
+/// a OP c ? a : c, either operand when one is NaN: x86's maxps / minps,
+/// one operation (plain_pick's compare and select elsewhere).
+llvm::Value *any_nan_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, bool max) {
+  if (llvm::Value *m = x86_pick(b, a, c, max)) return m;
+  return plain_pick(b, a, c, max);
+}
+
 }  // namespace
 
 llvm::Value *emit_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, bool max) {
@@ -139,13 +146,13 @@ llvm::Value *emit_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, b
   return generic_pick(b, a, c, max);
 }
 
-llvm::Value *emit_combine(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *old, llvm::Value *v) {
+llvm::Value *emit_combine(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *old, llvm::Value *v, bool keep_nan) {
   switch (op) {
   case AssignOp::Assign: return v;
   case AssignOp::Add: return b.CreateFAdd(old, v);
   case AssignOp::Mul: return b.CreateFMul(old, v);
-  case AssignOp::Max: return generic_pick(b, v, old, true);
-  case AssignOp::Min: return generic_pick(b, v, old, false);
+  case AssignOp::Max: return keep_nan ? generic_pick(b, v, old, true) : any_nan_pick(b, v, old, true);
+  case AssignOp::Min: return keep_nan ? generic_pick(b, v, old, false) : any_nan_pick(b, v, old, false);
   }
   return v;
 }
@@ -154,10 +161,13 @@ namespace {
 
 /// x OP y for merging two partial accumulators (neither is the identity
 /// unless no chunk ran): emit_pick's x86 form for max and min.
-llvm::Value *merge_partials(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *x, llvm::Value *y) {
-  if (op == AssignOp::Max || op == AssignOp::Min) return emit_pick(b, y, x, op == AssignOp::Max);
+llvm::Value *merge_partials(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *x, llvm::Value *y, bool keep_nan) {
+  if (op == AssignOp::Max || op == AssignOp::Min)
+    return keep_nan ? emit_pick(b, y, x, op == AssignOp::Max) : any_nan_pick(b, y, x, op == AssignOp::Max);
   return emit_combine(b, op, x, y);
 }
+
+bool keeps_nan(const VectorReductionLoop &spec, std::size_t r) { return r >= spec.keep_nan.size() || spec.keep_nan[r]; }
 
 }  // namespace
 
@@ -172,7 +182,7 @@ llvm::Constant *reduction_identity(AssignOp op, llvm::Type *t) {
   return llvm::ConstantFP::get(t, 0.0);
 }
 
-llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *v) {
+llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *v, bool keep_nan) {
   auto *vty = llvm::cast<llvm::FixedVectorType>(v->getType());
   unsigned n = vty->getNumElements();
   ATOLL_ASSERT(n > 0 && (n & (n - 1)) == 0, "horizontal fold of a vector whose lanes are not a power of two");
@@ -180,6 +190,15 @@ llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *v
   // that need not carry NaN (two operations a step instead of four).
   const bool pick = op == AssignOp::Max || op == AssignOp::Min;
   llvm::Value *any_nan = nullptr;
+  if (pick && !keep_nan) {
+    while (n > 1) {
+      n /= 2;
+      std::vector<int> lo, hi;
+      for (unsigned i = 0; i < n; ++i) lo.push_back(static_cast<int>(i)), hi.push_back(static_cast<int>(i + n));
+      v = any_nan_pick(b, b.CreateShuffleVector(v, lo), b.CreateShuffleVector(v, hi), op == AssignOp::Max);
+    }
+    return b.CreateExtractElement(v, b.getInt64(0));
+  }
   if (pick && has_x86_pick(vty)) any_nan = b.CreateOrReduce(b.CreateFCmpUNO(v, v));
   while (n > 1) {
     n /= 2;
@@ -197,13 +216,14 @@ llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *v
 }
 
 std::vector<llvm::Value *> emit_horizontal_group(llvm::IRBuilderBase &b, AssignOp op,
-                                                 const std::vector<llvm::Value *> &vs) {
+                                                 const std::vector<llvm::Value *> &vs, bool keep_nan) {
   ATOLL_ASSERT(!vs.empty(), "joint fold of no vectors");
   auto *vty = llvm::cast<llvm::FixedVectorType>(vs[0]->getType());
   const unsigned n = vty->getNumElements();
   ATOLL_ASSERT(n > 0 && (n & (n - 1)) == 0 && vs.size() <= n, "joint fold: lanes not a power of two, or more rows than lanes");
   auto fold = [&](llvm::Value *lo, llvm::Value *hi) {
-    if (op == AssignOp::Max || op == AssignOp::Min) return emit_pick(b, lo, hi, op == AssignOp::Max);
+    if (op == AssignOp::Max || op == AssignOp::Min)
+      return keep_nan ? emit_pick(b, lo, hi, op == AssignOp::Max) : any_nan_pick(b, lo, hi, op == AssignOp::Max);
     return emit_combine(b, op, lo, hi);
   };
   // A vector whose lanes hold rows.size() groups of equal width, group g
@@ -267,7 +287,8 @@ VectorReductionResult emit_vector_reduction_loop(llvm::IRBuilderBase &b, llvm::V
     for (std::size_t live = parts.size(); live > 1;) {
       std::size_t half = (live + 1) / 2;
       for (std::size_t c = 0; c + half < live; ++c)
-        for (std::size_t r = 0; r < spec.ops.size(); ++r) parts[c][r] = merge_partials(b, spec.ops[r], parts[c][r], parts[c + half][r]);
+        for (std::size_t r = 0; r < spec.ops.size(); ++r)
+          parts[c][r] = merge_partials(b, spec.ops[r], parts[c][r], parts[c + half][r], keeps_nan(spec, r));
       live = half;
     }
     merged = parts[0];
@@ -275,7 +296,8 @@ VectorReductionResult emit_vector_reduction_loop(llvm::IRBuilderBase &b, llvm::V
   iv = chunk_loop(b, iv, end, spec, 1, spec.copies > 1 ? &merged : nullptr, chunk, parts, ".vt");
   res.next = iv;
   if (!spec.fold) return res.partials = parts[0], res;
-  for (std::size_t r = 0; r < spec.ops.size(); ++r) res.totals.push_back(emit_horizontal(b, spec.ops[r], parts[0][r]));
+  for (std::size_t r = 0; r < spec.ops.size(); ++r)
+    res.totals.push_back(emit_horizontal(b, spec.ops[r], parts[0][r], keeps_nan(spec, r)));
   return res;
 }
 

@@ -25,7 +25,10 @@ llvm::Value *emit_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, b
 /// old OP v for a reduction operator (Assign gives v), with the builder's
 /// fast-math flags; max and min as emit_pick(v, old), so a NaN sticks, in
 /// the form of compares and a select that folds against the identity.
-llvm::Value *emit_combine(llvm::IRBuilderBase &b, compute::AssignOp op, llvm::Value *old, llvm::Value *v);
+/// `keep_nan` false (a nan_insensitive reduction): max and min as one
+/// maxps / minps, which may drop a NaN.
+llvm::Value *emit_combine(llvm::IRBuilderBase &b, compute::AssignOp op, llvm::Value *old, llvm::Value *v,
+                          bool keep_nan = true);
 
 /// The neutral element of `op` (0, 1, -inf, +inf) as a constant of type `t`
 /// (scalar or vector); Assign has none (0 is returned).
@@ -33,8 +36,9 @@ llvm::Constant *reduction_identity(compute::AssignOp op, llvm::Type *t);
 
 /// The lanes of vector `v` folded with `op`: a shuffle tree, log2(lanes)
 /// steps (lanes a power of two). Max and min on x86: one NaN test of `v`
-/// (a NaN lane gives NaN), then plain maxps / minps steps.
-llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, compute::AssignOp op, llvm::Value *v);
+/// (a NaN lane gives NaN), then plain maxps / minps steps; without the test
+/// when `keep_nan` is false.
+llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, compute::AssignOp op, llvm::Value *v, bool keep_nan = true);
 
 /// The lanes of each vector of `vs` (same type, lanes a power of two, at
 /// most lanes vectors) folded with `op`, jointly: pairs of vectors become one
@@ -42,15 +46,17 @@ llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, compute::AssignOp op, llvm:
 /// where emit_horizontal spends log2(lanes) shuffles and `op`s per row),
 /// then the last vector halves until one lane per input is left. Sums add
 /// the lanes in emit_horizontal's order; max and min propagate NaN
-/// (emit_pick). Returns one scalar per input, in order.
+/// (emit_pick) unless `keep_nan` is false. Returns one scalar per input, in order.
 std::vector<llvm::Value *> emit_horizontal_group(llvm::IRBuilderBase &b, compute::AssignOp op,
-                                                 const std::vector<llvm::Value *> &vs);
+                                                 const std::vector<llvm::Value *> &vs, bool keep_nan = true);
 
 /// What emit_vector_reduction_loop needs: one operator per accumulator, the
 /// lanes, the partial accumulators per operator (independent chains that
 /// hide the latency of the combining instruction) and a name for the blocks.
 struct VectorReductionLoop {
   std::vector<compute::AssignOp> ops;
+  /// Per accumulator: false for a max or min that may drop NaN (emit_combine).
+  std::vector<bool> keep_nan;
   std::int64_t lanes = 16;
   std::int64_t copies = 4;
   std::string name;

@@ -251,19 +251,21 @@ private:
     if (s.op != compute::AssignOp::Assign && f32) old = results_.find(p, b_.getFloatTy(), s.array);
     if (a.decl->dtype == DType::F32) results_.overwrite(p, b_.getFloatTy(), s.array);
     else results_.forget(s.array);
-    if (s.op != compute::AssignOp::Assign) v = combine(s.op, old ? old : load_element(a.decl->dtype, p), v);
+    if (s.op != compute::AssignOp::Assign)
+      v = combine(s.op, old ? old : load_element(a.decl->dtype, p), v, !s.nan_insensitive);
     store_element(a.decl->dtype, p, v);
   }
 
-  /// old OP v for a reduction store (re-associable inside reduction loops).
-  llvm::Value *combine(compute::AssignOp op, llvm::Value *old, llvm::Value *v) {
+  /// old OP v for a reduction store (re-associable inside reduction loops);
+  /// `keep_nan` false for a nan_insensitive max or min (emit_combine).
+  llvm::Value *combine(compute::AssignOp op, llvm::Value *old, llvm::Value *v, bool keep_nan = true) {
     llvm::FastMathFlags saved = b_.getFastMathFlags();
     if (reduction_depth_ > 0) {
       llvm::FastMathFlags fmf = saved;
       fmf.setAllowReassoc();
       b_.setFastMathFlags(fmf);
     }
-    v = emit_combine(b_, op, old, v);
+    v = emit_combine(b_, op, old, v, keep_nan);
     b_.setFastMathFlags(saved);
     return v;
   }
@@ -346,7 +348,7 @@ private:
     spec.copies = has_long_chain(s) ? 1 : kReductionCopies;
     spec.name = s.iterator;
     spec.fold = !(deferred_ && deferred_->loops.count(&s));
-    for (const LStmt *r : reductions) spec.ops.push_back(r->op);
+    for (const LStmt *r : reductions) spec.ops.push_back(r->op), spec.keep_nan.push_back(!r->nan_insensitive);
     ScopedVar bound(frame_, s.iterator);
     std::set<const LStmt *> outer_skipped = skipped_;
     skipped_.insert(form.peeled.begin(), form.peeled.end());
@@ -363,8 +365,9 @@ private:
     for (std::size_t r = 0; r < reductions.size(); ++r) {
       const ArrayView &a = view(reductions[r]->array);
       llvm::Value *p = element_ptr(a, offset(a, index_list(reductions[r]->indices)));
-      if (!spec.fold) deferred_->pending.push_back({reductions[r]->op, p, res.partials[r]});
-      else b_.CreateStore(combine(reductions[r]->op, b_.CreateLoad(b_.getFloatTy(), p), res.totals[r]), p);
+      const bool keep_nan = !reductions[r]->nan_insensitive;
+      if (!spec.fold) deferred_->pending.push_back({reductions[r]->op, keep_nan, p, res.partials[r]});
+      else b_.CreateStore(combine(reductions[r]->op, b_.CreateLoad(b_.getFloatTy(), p), res.totals[r], keep_nan), p);
     }
     --reduction_depth_;
     LStmt scalar = s;
@@ -427,6 +430,7 @@ private:
     std::set<const LStmt *> loops;
     struct Fold {
       compute::AssignOp op;
+      bool keep_nan;
       llvm::Value *ptr, *partial;
     };
     std::vector<Fold> pending;
@@ -443,13 +447,14 @@ private:
       if (done[i]) continue;
       std::vector<std::size_t> group;
       for (std::size_t j = i; j < folds.pending.size() && group.size() < static_cast<std::size_t>(lanes_); ++j)
-        if (!done[j] && folds.pending[j].op == folds.pending[i].op) group.push_back(j), done[j] = true;
+        if (!done[j] && folds.pending[j].op == folds.pending[i].op && folds.pending[j].keep_nan == folds.pending[i].keep_nan)
+          group.push_back(j), done[j] = true;
       std::vector<llvm::Value *> vs;
       for (std::size_t j : group) vs.push_back(folds.pending[j].partial);
-      std::vector<llvm::Value *> totals = emit_horizontal_group(b_, folds.pending[i].op, vs);
+      std::vector<llvm::Value *> totals = emit_horizontal_group(b_, folds.pending[i].op, vs, folds.pending[i].keep_nan);
       for (std::size_t g = 0; g < group.size(); ++g) {
         const DeferredFolds::Fold &f = folds.pending[group[g]];
-        b_.CreateStore(combine(f.op, b_.CreateLoad(b_.getFloatTy(), f.ptr), totals[g]), f.ptr);
+        b_.CreateStore(combine(f.op, b_.CreateLoad(b_.getFloatTy(), f.ptr), totals[g], f.keep_nan), f.ptr);
       }
     }
     --reduction_depth_;
@@ -738,7 +743,7 @@ private:
       for (std::size_t r = 0; r < partials_->stores.size(); ++r)
         if (partials_->stores[r] == &s) {
           llvm::Value *&acc = (*partials_->acc)[r];
-          acc = combine(s.op, acc, vector_value(*s.value));
+          acc = combine(s.op, acc, vector_value(*s.value), !s.nan_insensitive);
           return;
         }
     const ArrayView &a = view(s.array);
@@ -756,7 +761,7 @@ private:
     llvm::Value *old = nullptr;
     if (s.op != compute::AssignOp::Assign && !lane_mask_) old = results_.find(p, vec_ty(), s.array);
     results_.overwrite(p, vec_ty(), s.array);  // a masked store writes fewer lanes
-    if (s.op != compute::AssignOp::Assign) v = combine(s.op, old ? old : load_vector(p, lane_mask_), v);
+    if (s.op != compute::AssignOp::Assign) v = combine(s.op, old ? old : load_vector(p, lane_mask_), v, !s.nan_insensitive);
     if (&s == streaming_now_) {
       // Aligned by align_for_stream; the fence comes before the function returns.
       llvm::StoreInst *st = b_.CreateAlignedStore(v, p, llvm::Align(lanes_ * 4));
@@ -1016,7 +1021,7 @@ private:
     Accumulator &a = promo_->acc[promo_->next++];
     ATOLL_ASSERT(a.vector == vector, "accumulator kind differs between passes");
     llvm::Value *v = vector ? vector_value(*s.value) : to_float(value(*s.value));
-    a.current = combine(s.op, a.current, v);
+    a.current = combine(s.op, a.current, v, !s.nan_insensitive);
   }
 
   /// A reduction loop with its accumulators promoted (see above).

@@ -62,6 +62,12 @@ struct OpDefinition {
   std::string text;
   std::vector<std::string> inputs;
   std::vector<std::string> outputs;
+  /// Temporaries of `text` whose max or min reduction only stabilises the
+  /// result: the outputs are the same whatever it gives for a row holding a
+  /// NaN (Softmax's row maximum: the NaN reaches every output through the
+  /// sum anyway). Backends may compute those reductions without carrying
+  /// NaN (x86: one maxps a vector instead of three operations).
+  std::vector<std::string> nan_insensitive;
 };
 
 struct OpInfo {

@@ -513,7 +513,7 @@ private:
     if (st->init) v = build::real(identity_of(st->init_of, scop_.array(st->write.array)->array.dtype));
     else v = value(*st->rhs, subst);
     current_ = nullptr;
-    return build::store(st->write.array, std::move(subs), v, st->op, st->name);
+    return build::store(st->write.array, std::move(subs), v, st->op, st->name, st->nan_insensitive);
   }
 };
 

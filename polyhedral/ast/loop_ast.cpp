@@ -140,7 +140,7 @@ LStmtPtr branch(LExprPtr cond, LStmtPtr then_body, LStmtPtr else_body) {
   return s;
 }
 LStmtPtr store(const std::string &array, std::vector<LExprPtr> indices, LExprPtr value, compute::AssignOp op,
-               std::string statement) {
+               std::string statement, bool nan_insensitive) {
   auto s = std::make_shared<LStmt>();
   s->kind = LStmtKind::Store;
   s->array = array;
@@ -148,6 +148,7 @@ LStmtPtr store(const std::string &array, std::vector<LExprPtr> indices, LExprPtr
   s->value = to_value(std::move(value));
   s->op = op;
   s->statement = std::move(statement);
+  s->nan_insensitive = nan_insensitive;
   return s;
 }
 

@@ -96,6 +96,8 @@ struct LStmt {
   LExprPtr value;                      ///< Store (Value)
   compute::AssignOp op = compute::AssignOp::Assign;  ///< Store: reduction operator
   std::string statement;               ///< Store: the polyhedral statement (NODE_k) it executes
+  /// Store: a max or min reduction that may drop NaN (OpDefinition::nan_insensitive).
+  bool nan_insensitive = false;
 };
 
 /// An array a kernel reads or writes. Every array of LKernel::arrays is a
@@ -159,7 +161,8 @@ LStmtPtr loop(const std::string &iterator, LExprPtr init, LExprPtr cond, std::in
               std::set<std::string> marks = {});
 LStmtPtr branch(LExprPtr cond, LStmtPtr then_body, LStmtPtr else_body = nullptr);
 LStmtPtr store(const std::string &array, std::vector<LExprPtr> indices, LExprPtr value,
-               compute::AssignOp op = compute::AssignOp::Assign, std::string statement = {});
+               compute::AssignOp op = compute::AssignOp::Assign, std::string statement = {},
+               bool nan_insensitive = false);
 }  // namespace build
 
 }  // namespace atl::poly

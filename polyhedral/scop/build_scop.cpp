@@ -311,6 +311,9 @@ private:
       st.init = as.init;
       st.op = as.init ? compute::AssignOp::Assign : src.op;
       st.init_of = src.op;
+      st.nan_insensitive = !as.init && (src.op == compute::AssignOp::Max || src.op == compute::AssignOp::Min) &&
+                           std::find(def.nan_insensitive.begin(), def.nan_insensitive.end(), src.lhs->name) !=
+                               def.nan_insensitive.end();
       st.lhs = rename(src.lhs, names);
       if (!as.init) st.rhs = rename(src.rhs, names);
       std::string cons = "true";

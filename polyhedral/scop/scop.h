@@ -59,6 +59,8 @@ struct ScopStatement {
   compute::AssignOp init_of = compute::AssignOp::Assign;  ///< for `_init`: the reduction it initialises
   compute::ExprPtr lhs;              ///< Read node; tensor names are SCoP array names
   compute::ExprPtr rhs;              ///< value (null for `_init`); array names renamed
+  /// A max or min whose NaN handling does not matter (OpDefinition::nan_insensitive).
+  bool nan_insensitive = false;
 };
 
 /// The SCoP of a cluster. The isl objects live in the context given to

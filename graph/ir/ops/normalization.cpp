@@ -183,7 +183,9 @@ OpDefinition define_softmax(const OpContext &ctx) {
     text += y + " = exp(" + x + " - " + mx + ")\n" + sm + " +=! " + y + "\n" + y + " = " + y + " / " + sm;
   else
     text += sm + " +=! exp(" + x + " - " + mx + ")\n" + y + " = " + x + " - " + mx + " - log(" + sm + ")";
-  return {text, {"input"}, {"output"}};
+  // A NaN in a row makes its sum, and so every output of the row, NaN,
+  // whatever the maximum is.
+  return {text, {"input"}, {"output"}, {"mx"}};
 }
 
 }  // namespace

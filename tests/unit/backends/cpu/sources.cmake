@@ -13,5 +13,6 @@ target_sources(atoll_tests PRIVATE
   unit/backends/cpu/thread_pool_test.cpp
   unit/backends/cpu/vector_codegen_test.cpp
   unit/backends/cpu/vector_reduction_test.cpp
+  unit/backends/cpu/nan_insensitive_test.cpp
 )
 include(unit/backends/cpu/vmath_sources.cmake)

@@ -181,6 +181,36 @@ TEST_CASE("cpu vector reductions: NaN and infinities behave as in scalar code") 
   check_rows(exes, names, [](std::int64_t, std::int64_t) { return -kInf; }, -kInf);
 }
 
+TEST_CASE("cpu vector reductions: a nan_insensitive max or min is one maxps a vector, and exact without NaN") {
+  // R[i] op= X[i, j] with the store marked nan_insensitive (Softmax's row maximum).
+  auto insensitive = [](const std::string &name, AssignOp op, int lanes) {
+    auto inner = loop_to("j", var("M"), store("R", {var("i")}, load("X", {var("i"), var("j")}), op, "r", true),
+                         {poly::mark::kReduction});
+    auto k = kernel(name, {array("X", DType::F32, {Dim::sym("N"), Dim::sym("M")}, Role::Input),
+                           array("R", DType::F32, {Dim::sym("N")}, Role::Output)},
+                    {"N", "M"}, loop_to("i", var("N"), inner, {poly::mark::kParallel}));
+    k.vector_lanes = lanes;
+    return k;
+  };
+  const std::string kept = emit_llvm_ir({row_reduce("kept", AssignOp::Max, 16)}, 2);
+  const std::string dropped = emit_llvm_ir({insensitive("dropped", AssignOp::Max, 16)}, 2);
+  CHECK(count(kept, " uno <") > 0);  // fcmp [flags] uno: the NaN test
+  CHECK(count(dropped, " uno <") == 0);
+  std::vector<poly::LKernel> ks;
+  std::vector<std::pair<std::string, AssignOp>> names;
+  for (AssignOp op : {AssignOp::Max, AssignOp::Min})
+    for (int lanes : {16, 8}) {
+      std::string name = std::string("insensitive_") + op_name(op) + std::to_string(lanes);
+      ks.push_back(insensitive(name, op, lanes));
+      names.emplace_back(name, op);
+    }
+  auto exes = both_paths(ks);
+  // Without NaN: the same values as the NaN-carrying fold, infinities included.
+  check_rows(exes, names, [](std::int64_t r, std::int64_t c) { return static_cast<double>((r * 5 + c * 7) % 13) - 6; }, 0);
+  check_rows(exes, names, [](std::int64_t, std::int64_t c) { return c == 3 ? kInf : c == 20 ? -kInf : 1.0; }, 0);
+  check_rows(exes, names, [](std::int64_t, std::int64_t) { return -kInf; }, -kInf);
+}
+
 TEST_CASE("cpu vector reductions: stores that move with the loop are vector stores next to the accumulators") {
   poly::LKernel k = exp_sum("es", 16);
   auto reds = vector_reductions(k, *first_reduction_loop(*k.body)).reductions;
