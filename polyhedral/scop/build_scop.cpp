@@ -418,6 +418,13 @@ isl::schedule Scop::original_schedule() const {
   return isl::schedule(context.ctx(), text);
 }
 
+void rebuild_reads(const Scop &scop, ScopStatement &st) {
+  std::vector<BodyRead> reads;
+  if (st.rhs) collect_reads(*st.rhs, false, reads);
+  st.reads.clear();
+  for (const BodyRead &b : reads) st.reads.push_back(element_access(scop, st, *b.read, b.guarded));
+}
+
 ScopAccess element_access(const Scop &scop, const ScopStatement &st, const compute::Expr &read, bool guarded) {
   const ScopArray *arr = scop.array(read.name);
   ATOLL_ASSERT(arr, "access to an unknown array " + read.name);

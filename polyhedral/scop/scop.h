@@ -95,6 +95,10 @@ Scop build_scop(isl::ctx ctx, const Graph &graph, const std::vector<NodeId> &clu
 /// subscript.
 ScopAccess element_access(const Scop &scop, const ScopStatement &st, const compute::Expr &read, bool guarded);
 
+/// Sets the read accesses of `st` from its body (after a transform rewrote
+/// `rhs`), in collect_reads' order.
+void rebuild_reads(const Scop &scop, ScopStatement &st);
+
 /// `explain --stage scop`: parameters, arrays, then per statement its
 /// domain, accesses and body.
 void print_scop(std::ostream &os, const Scop &scop);

@@ -50,17 +50,6 @@ std::optional<Factor> split_factor(const Scop &scop, const Expr &rhs) {
   return std::nullopt;
 }
 
-/// Reads of `array` in `e` that are values (not in a subscript or a guard):
-/// counted in `plain`; `bad` when one is not.
-void count_reads(const Expr &e, const std::string &array, bool in_subscript, bool in_guard, int &plain, bool &bad) {
-  if (e.kind == ExprKind::Read && e.name == array) {
-    if (in_subscript || in_guard) bad = true;
-    ++plain;
-  }
-  for (const ExprPtr &a : e.args)
-    if (a) count_reads(*a, array, in_subscript || e.kind == ExprKind::Read, in_guard || e.kind == ExprKind::Guard, plain, bad);
-}
-
 /// `e` with every read of `array` applied the factor.
 ExprPtr scale_reads(const ExprPtr &e, const std::string &array, const Factor &f) {
   if (e->kind == ExprKind::Read && e->name == array) {
@@ -83,13 +72,6 @@ ExprPtr scale_reads(const ExprPtr &e, const std::string &array, const Factor &f)
   return copy;
 }
 
-void rebuild_reads(const Scop &scop, ScopStatement &s) {
-  std::vector<BodyRead> reads;
-  collect_reads(*s.rhs, false, reads);
-  s.reads.clear();
-  for (const BodyRead &b : reads) s.reads.push_back(element_access(scop, s, *b.read, b.guarded));
-}
-
 }  // namespace
 
 std::vector<std::string> factor_reduction_scales(Scop &scop) {
@@ -110,14 +92,9 @@ std::vector<std::string> factor_reduction_scales(Scop &scop) {
       if (t == k) continue;
       const ScopStatement &r = scop.statements[t];
       if (r.write.array == s.write.array && !(r.init && r.init_of == s.op)) ok = false;
-      int plain = 0;
-      bool bad = false;
-      if (r.rhs) count_reads(*r.rhs, s.write.array, false, false, plain, bad);
-      if (r.lhs)
-        for (const ExprPtr &sub : r.lhs->args)
-          if (sub) count_reads(*sub, s.write.array, true, false, plain, bad);
-      if (bad || (plain > 0 && t < k)) ok = false;
-      if (plain > 0) readers.push_back(t);
+      const ArrayReads in = array_reads(r.rhs, r.lhs, s.write.array);
+      if (in.bad || (in.plain > 0 && t < k)) ok = false;
+      if (in.plain > 0) readers.push_back(t);
     }
     if (!ok || readers.empty()) continue;
     scop.statements[k].rhs = f->value;

@@ -44,19 +44,6 @@ int value_operations(const Scop &scop, const Expr &e) {
   return -1;
 }
 
-/// Reads of `array` in `e`: counted in `plain`; `bad` when one is guarded,
-/// sits in a subscript or has a subscript that is not quasi-affine.
-void count_reads(const Expr &e, const std::string &array, bool in_subscript, bool in_guard, int &plain, bool &bad) {
-  if (e.kind == ExprKind::Read && e.name == array) {
-    if (in_subscript || in_guard) bad = true;
-    for (const ExprPtr &s : e.args)
-      if (!s || compute::contains_read(*s) || !compute::to_quasi_affine(*s)) bad = true;
-    ++plain;
-  }
-  for (const ExprPtr &a : e.args)
-    if (a) count_reads(*a, array, in_subscript || e.kind == ExprKind::Read, in_guard || e.kind == ExprKind::Guard, plain, bad);
-}
-
 /// `e` with every read of `array` replaced by `value`, whose variables
 /// `indices` take the read's subscripts.
 ExprPtr substitute(const ExprPtr &e, const std::string &array, const ExprPtr &value,
@@ -115,16 +102,11 @@ bool inlinable(const Scop &scop, std::size_t k, int max_reads, std::vector<std::
     if (t == k) continue;
     const ScopStatement &r = scop.statements[t];
     if (r.write.array == s.write.array) return false;  // another writer
-    int plain = 0;
-    bool bad = false;
-    if (r.rhs) count_reads(*r.rhs, s.write.array, false, false, plain, bad);
-    if (r.lhs)
-      for (const ExprPtr &sub : r.lhs->args)
-        if (sub) count_reads(*sub, s.write.array, true, false, plain, bad);
-    if (bad) return false;
-    if (plain == 0) continue;
+    const ArrayReads in = array_reads(r.rhs, r.lhs, s.write.array);
+    if (in.bad) return false;
+    if (in.plain == 0) continue;
     if (t < k) return false;  // read before it is written
-    reads += plain;
+    reads += in.plain;
     readers.push_back(t);
   }
   return !readers.empty() && reads <= max_reads;
@@ -145,10 +127,7 @@ InlineResult inline_producers(Scop &scop, int max_reads) {
     for (std::size_t t : readers) {
       ScopStatement &r = scop.statements[t];
       r.rhs = substitute(r.rhs, array, s.rhs, s.indices);
-      std::vector<BodyRead> reads;
-      collect_reads(*r.rhs, false, reads);
-      r.reads.clear();
-      for (const BodyRead &b : reads) r.reads.push_back(element_access(scop, r, *b.read, b.guarded));
+      rebuild_reads(scop, r);
     }
     res.statements.push_back(s.name);
     res.into[s.node] = scop.statements[readers.front()].node;
