@@ -228,7 +228,7 @@ void stmt_text(std::ostream &os, const LStmt &s, int depth) {
     for (std::size_t i = 0; i < s.indices.size(); ++i) idx += (i ? ", " : "") + expr_text(*s.indices[i]);
     const char *op = s.op == compute::AssignOp::Assign ? "=" : compute::assign_op_name(s.op);
     os << pad << s.array << "[" << idx << "] " << op << " " << expr_text(*s.value) << ";";
-    if (!s.statement.empty()) os << "  // " << s.statement;
+    if (!s.statement.empty()) os << "  // " << s.statement << (s.nan_insensitive ? ", NaN-insensitive" : "");
     os << "\n";
     return;
   }

@@ -38,7 +38,7 @@ void print_scop(std::ostream &os, const Scop &scop) {
       os << "    body: " << compute::print(*s.lhs) << " = identity of " << compute::assign_op_name(s.init_of) << "\n";
     else
       os << "    body: " << compute::print(*s.lhs) << " " << compute::assign_op_name(s.op) << " "
-         << compute::print(*s.rhs) << "\n";
+         << compute::print(*s.rhs) << (s.nan_insensitive ? "  (NaN-insensitive)" : "") << "\n";
   }
 }
 

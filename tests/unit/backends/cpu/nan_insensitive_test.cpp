@@ -49,6 +49,12 @@ TEST_CASE("nan_insensitive: Softmax's and LogSoftmax's row maximum, and no other
     REQUIRE(marked(scop) == 1);
     for (const poly::ScopStatement &s : scop.statements)
       if (s.nan_insensitive) CHECK(s.op == compute::AssignOp::Max);
+    // Printed in the SCoP and the AST (explain --stage scop, ast).
+    poly::PolyOptions po;
+    po.target = polytest::avx512_target();
+    poly::ClusterResult c = poly::compile_cluster(g, g.order(), po);
+    CHECK(c.scop_text.find("max= x(i0, i1)  (NaN-insensitive)") != std::string::npos);
+    CHECK(c.ast_text.find("// n_0, NaN-insensitive") != std::string::npos);
   }
   for (const char *op : {"ReduceMax", "ReduceMin"}) {
     Graph g = one_op(op, R"J({"axes": [1], "keepdims": 1})J", {3, 9});
