@@ -228,6 +228,10 @@ private:
       case compute::AssignOp::Max: combined = std::string("atoll_max") + sfx() + "(atoll_v, " + old + ")"; break;
       case compute::AssignOp::Min: combined = std::string("atoll_min") + sfx() + "(atoll_v, " + old + ")"; break;
       }
+      // A NaN-insensitive max or min (Softmax's row maximum): a plain
+      // compare and select, which compilers turn into maxps / minps.
+      if (s.nan_insensitive && (s.op == compute::AssignOp::Max || s.op == compute::AssignOp::Min))
+        combined = std::string("(atoll_v ") + (s.op == compute::AssignOp::Max ? ">" : "<") + " " + old + " ? atoll_v : " + old + ")";
       os << pad << "{\n";
       os << pad << "  const int64_t atoll_o = " << off << ";\n";
       os << pad << "  const " << vt_ << " atoll_v = " << value(*s.value) << ";\n";
