@@ -225,13 +225,15 @@ private:
       case compute::AssignOp::Assign: break;
       case compute::AssignOp::Add: combined = old + " + atoll_v"; break;
       case compute::AssignOp::Mul: combined = old + " * atoll_v"; break;
-      case compute::AssignOp::Max: combined = std::string("atoll_max") + sfx() + "(atoll_v, " + old + ")"; break;
-      case compute::AssignOp::Min: combined = std::string("atoll_min") + sfx() + "(atoll_v, " + old + ")"; break;
+      // Max and min carry NaN (atoll_maxf); a NaN-insensitive one (Softmax's
+      // row maximum) is a plain compare and select, which compilers turn into maxps.
+      case compute::AssignOp::Max: case compute::AssignOp::Min: {
+        const bool max = s.op == compute::AssignOp::Max;
+        if (s.nan_insensitive) combined = std::string("(atoll_v ") + (max ? ">" : "<") + " " + old + " ? atoll_v : " + old + ")";
+        else combined = std::string(max ? "atoll_max" : "atoll_min") + sfx() + "(atoll_v, " + old + ")";
+        break;
       }
-      // A NaN-insensitive max or min (Softmax's row maximum): a plain
-      // compare and select, which compilers turn into maxps / minps.
-      if (s.nan_insensitive && (s.op == compute::AssignOp::Max || s.op == compute::AssignOp::Min))
-        combined = std::string("(atoll_v ") + (s.op == compute::AssignOp::Max ? ">" : "<") + " " + old + " ? atoll_v : " + old + ")";
+      }
       os << pad << "{\n";
       os << pad << "  const int64_t atoll_o = " << off << ";\n";
       os << pad << "  const " << vt_ << " atoll_v = " << value(*s.value) << ";\n";

@@ -128,6 +128,12 @@ llvm::Value *any_nan_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c
   return plain_pick(b, a, c, max);
 }
 
+/// Max or min of two partial results: emit_pick's, or one maxps / minps
+/// when NaN need not be kept.
+llvm::Value *pick_partials(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, bool max, bool keep_nan) {
+  return keep_nan ? emit_pick(b, a, c, max) : any_nan_pick(b, a, c, max);
+}
+
 }  // namespace
 
 llvm::Value *emit_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, bool max) {
@@ -162,8 +168,7 @@ namespace {
 /// x OP y for merging two partial accumulators (neither is the identity
 /// unless no chunk ran): emit_pick's x86 form for max and min.
 llvm::Value *merge_partials(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *x, llvm::Value *y, bool keep_nan) {
-  if (op == AssignOp::Max || op == AssignOp::Min)
-    return keep_nan ? emit_pick(b, y, x, op == AssignOp::Max) : any_nan_pick(b, y, x, op == AssignOp::Max);
+  if (op == AssignOp::Max || op == AssignOp::Min) return pick_partials(b, y, x, op == AssignOp::Max, keep_nan);
   return emit_combine(b, op, x, y);
 }
 
@@ -187,19 +192,11 @@ llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *v
   unsigned n = vty->getNumElements();
   ATOLL_ASSERT(n > 0 && (n & (n - 1)) == 0, "horizontal fold of a vector whose lanes are not a power of two");
   // Max and min: one NaN test of the whole vector, then maxps / minps steps
-  // that need not carry NaN (two operations a step instead of four).
+  // that need not carry NaN (two operations a step instead of four); no
+  // test when NaN need not be kept.
   const bool pick = op == AssignOp::Max || op == AssignOp::Min;
   llvm::Value *any_nan = nullptr;
-  if (pick && !keep_nan) {
-    while (n > 1) {
-      n /= 2;
-      std::vector<int> lo, hi;
-      for (unsigned i = 0; i < n; ++i) lo.push_back(static_cast<int>(i)), hi.push_back(static_cast<int>(i + n));
-      v = any_nan_pick(b, b.CreateShuffleVector(v, lo), b.CreateShuffleVector(v, hi), op == AssignOp::Max);
-    }
-    return b.CreateExtractElement(v, b.getInt64(0));
-  }
-  if (pick && has_x86_pick(vty)) any_nan = b.CreateOrReduce(b.CreateFCmpUNO(v, v));
+  if (pick && keep_nan && has_x86_pick(vty)) any_nan = b.CreateOrReduce(b.CreateFCmpUNO(v, v));
   while (n > 1) {
     n /= 2;
     std::vector<int> lo, hi;
@@ -208,7 +205,8 @@ llvm::Value *emit_horizontal(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *v
       hi.push_back(static_cast<int>(i + n));
     }
     llvm::Value *l = b.CreateShuffleVector(v, lo), *h = b.CreateShuffleVector(v, hi);
-    v = any_nan ? plain_pick(b, l, h, op == AssignOp::Max) : emit_combine(b, op, l, h);
+    if (pick && !keep_nan) v = any_nan_pick(b, l, h, op == AssignOp::Max);
+    else v = any_nan ? plain_pick(b, l, h, op == AssignOp::Max) : emit_combine(b, op, l, h);
   }
   llvm::Value *r = b.CreateExtractElement(v, b.getInt64(0));
   if (any_nan) r = b.CreateSelect(any_nan, llvm::ConstantFP::getNaN(r->getType()), r);
@@ -222,8 +220,7 @@ std::vector<llvm::Value *> emit_horizontal_group(llvm::IRBuilderBase &b, AssignO
   const unsigned n = vty->getNumElements();
   ATOLL_ASSERT(n > 0 && (n & (n - 1)) == 0 && vs.size() <= n, "joint fold: lanes not a power of two, or more rows than lanes");
   auto fold = [&](llvm::Value *lo, llvm::Value *hi) {
-    if (op == AssignOp::Max || op == AssignOp::Min)
-      return keep_nan ? emit_pick(b, lo, hi, op == AssignOp::Max) : any_nan_pick(b, lo, hi, op == AssignOp::Max);
+    if (op == AssignOp::Max || op == AssignOp::Min) return pick_partials(b, lo, hi, op == AssignOp::Max, keep_nan);
     return emit_combine(b, op, lo, hi);
   };
   // A vector whose lanes hold rows.size() groups of equal width, group g

@@ -252,7 +252,7 @@ private:
     if (a.decl->dtype == DType::F32) results_.overwrite(p, b_.getFloatTy(), s.array);
     else results_.forget(s.array);
     if (s.op != compute::AssignOp::Assign)
-      v = combine(s.op, old ? old : load_element(a.decl->dtype, p), v, !s.nan_insensitive);
+      v = combine(s, old ? old : load_element(a.decl->dtype, p), v);
     store_element(a.decl->dtype, p, v);
   }
 
@@ -269,6 +269,8 @@ private:
     b_.setFastMathFlags(saved);
     return v;
   }
+  /// old OP v for reduction store `s`, as its mark says.
+  llvm::Value *combine(const LStmt &s, llvm::Value *old, llvm::Value *v) { return combine(s.op, old, v, !s.nan_insensitive); }
 
   /// The loops around the statement being lowered, outermost first.
   std::vector<const LStmt *> loops_;
@@ -365,9 +367,8 @@ private:
     for (std::size_t r = 0; r < reductions.size(); ++r) {
       const ArrayView &a = view(reductions[r]->array);
       llvm::Value *p = element_ptr(a, offset(a, index_list(reductions[r]->indices)));
-      const bool keep_nan = !reductions[r]->nan_insensitive;
-      if (!spec.fold) deferred_->pending.push_back({reductions[r]->op, keep_nan, p, res.partials[r]});
-      else b_.CreateStore(combine(reductions[r]->op, b_.CreateLoad(b_.getFloatTy(), p), res.totals[r], keep_nan), p);
+      if (!spec.fold) deferred_->pending.push_back({reductions[r]->op, !reductions[r]->nan_insensitive, p, res.partials[r]});
+      else b_.CreateStore(combine(*reductions[r], b_.CreateLoad(b_.getFloatTy(), p), res.totals[r]), p);
     }
     --reduction_depth_;
     LStmt scalar = s;
@@ -743,7 +744,7 @@ private:
       for (std::size_t r = 0; r < partials_->stores.size(); ++r)
         if (partials_->stores[r] == &s) {
           llvm::Value *&acc = (*partials_->acc)[r];
-          acc = combine(s.op, acc, vector_value(*s.value), !s.nan_insensitive);
+          acc = combine(s, acc, vector_value(*s.value));
           return;
         }
     const ArrayView &a = view(s.array);
@@ -761,7 +762,7 @@ private:
     llvm::Value *old = nullptr;
     if (s.op != compute::AssignOp::Assign && !lane_mask_) old = results_.find(p, vec_ty(), s.array);
     results_.overwrite(p, vec_ty(), s.array);  // a masked store writes fewer lanes
-    if (s.op != compute::AssignOp::Assign) v = combine(s.op, old ? old : load_vector(p, lane_mask_), v, !s.nan_insensitive);
+    if (s.op != compute::AssignOp::Assign) v = combine(s, old ? old : load_vector(p, lane_mask_), v);
     if (&s == streaming_now_) {
       // Aligned by align_for_stream; the fence comes before the function returns.
       llvm::StoreInst *st = b_.CreateAlignedStore(v, p, llvm::Align(lanes_ * 4));
@@ -1021,7 +1022,7 @@ private:
     Accumulator &a = promo_->acc[promo_->next++];
     ATOLL_ASSERT(a.vector == vector, "accumulator kind differs between passes");
     llvm::Value *v = vector ? vector_value(*s.value) : to_float(value(*s.value));
-    a.current = combine(s.op, a.current, v, !s.nan_insensitive);
+    a.current = combine(s, a.current, v);
   }
 
   /// A reduction loop with its accumulators promoted (see above).

@@ -2,7 +2,6 @@
 // default options -> serialized SCCs (less fusion) -> the original order.
 #include "polyhedral/schedule/isl_scheduler.h"
 
-#include <sstream>
 
 namespace atl::poly {
 

@@ -329,11 +329,7 @@ private:
       st.domain = isl::set(ctx_, prefix_ + "{ " + statement_tuple(st.name, st.indices) + " : " + cons + " }")
                       .intersect_params(scop_.context);
       st.write = element_access(scop_, st, *st.lhs, false);
-      if (!as.init) {
-        std::vector<BodyRead> reads;
-        collect_reads(*st.rhs, false, reads);
-        for (const auto &r : reads) st.reads.push_back(element_access(scop_, st, *r.read, r.guarded));
-      }
+      rebuild_reads(scop_, st);  // none for an `_init`
       scop_.statements.push_back(std::move(st));
     }
   }
