@@ -17,7 +17,6 @@
 #include <isl/space.h>
 #include <isl/val.h>
 
-#include <chrono>
 #include <cstdlib>
 #include <string>
 
@@ -34,26 +33,13 @@ QuotaGuard::QuotaGuard(isl::ctx ctx, unsigned long max_operations, double second
   isl_ctx_reset_error(ctx_.get());
   isl_ctx_set_max_operations(ctx_.get(), max_operations);
   isl_ctx_reset_operations(ctx_.get());
-  if (seconds > 0) {
-    auto limit = std::chrono::duration<double>(seconds);
-    watchdog_ = std::thread([this, limit] {
-      std::unique_lock<std::mutex> lock(mutex_);
-      if (!done_cv_.wait_for(lock, limit, [this] { return done_; })) {
-        timed_out_ = true;
-        isl_ctx_abort(ctx_.get());  // isl's way to stop a computation from another thread
-      }
-    });
-  }
+  // isl_ctx_abort: isl's way to stop a computation from another thread.
+  if (seconds > 0) watchdog_.emplace(seconds, [this] { isl_ctx_abort(ctx_.get()); });
 }
 
 QuotaGuard::~QuotaGuard() {
-  if (watchdog_.joinable()) {
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      done_ = true;
-    }
-    done_cv_.notify_one();
-    watchdog_.join();
+  if (watchdog_) {
+    watchdog_->stop();
     isl_ctx_resume(ctx_.get());
   }
   isl_ctx_set_max_operations(ctx_.get(), saved_);

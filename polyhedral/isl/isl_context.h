@@ -6,13 +6,12 @@
 
 #include <isl/cpp.h>
 
-#include <atomic>
-#include <condition_variable>
+#include "polyhedral/isl/watchdog.h"
+
 #include <functional>
-#include <mutex>
+#include <optional>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 namespace atl::poly {
@@ -55,16 +54,12 @@ public:
   /// True when isl's last error in this context is an exhausted quota.
   bool hit() const;
   /// True when the time ran out (isl was aborted).
-  bool timed_out() const { return timed_out_; }
+  bool timed_out() const { return watchdog_ && watchdog_->expired(); }
 
 private:
   mutable isl::ctx ctx_;
   unsigned long saved_;
-  std::mutex mutex_;
-  std::condition_variable done_cv_;
-  bool done_ = false;
-  std::atomic<bool> timed_out_{false};
-  std::thread watchdog_;
+  std::optional<Watchdog> watchdog_;  ///< with a time limit: calls isl_ctx_abort
 };
 
 /// "time limit of `seconds` s reached": the reason a scheduler gives when

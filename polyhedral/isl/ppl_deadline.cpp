@@ -5,8 +5,6 @@
 
 #include <ppl.hh>
 
-#include <chrono>
-
 namespace atl::poly {
 
 namespace {
@@ -23,29 +21,14 @@ private:
 
 }  // namespace
 
-PplDeadline::PplDeadline(double seconds) {
-  if (seconds <= 0) return;
-  watchdog_ = std::thread([this, seconds] {
-    const Abandon abandon(seconds);
-    std::unique_lock<std::mutex> lock(mutex_);
-    if (!done_cv_.wait_for(lock, std::chrono::duration<double>(seconds), [this] { return done_; })) {
-      expired_ = true;
-      Parma_Polyhedra_Library::abandon_expensive_computations = &abandon;
-      // PPL may read the pointer until the owner is done: `abandon` must live until then.
-      done_cv_.wait(lock, [this] { return done_; });
-      Parma_Polyhedra_Library::abandon_expensive_computations = nullptr;
-    }
-  });
-}
+PplDeadline::PplDeadline(double seconds)
+    : hook_(seconds > 0 ? std::make_unique<Abandon>(seconds) : nullptr),
+      watchdog_(seconds, [this] { Parma_Polyhedra_Library::abandon_expensive_computations = hook_.get(); }) {}
 
 PplDeadline::~PplDeadline() {
-  if (!watchdog_.joinable()) return;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    done_ = true;
-  }
-  done_cv_.notify_one();
-  watchdog_.join();
+  // PPL may read the pointer until here; `hook_` lives until the pointer is cleared.
+  watchdog_.stop();
+  if (watchdog_.expired()) Parma_Polyhedra_Library::abandon_expensive_computations = nullptr;
 }
 
 }  // namespace atl::poly

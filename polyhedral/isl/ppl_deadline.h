@@ -1,11 +1,14 @@
 // A wall-clock limit on PPL's computations: past it, PPL's next expensive step throws PplTimeout.
 #pragma once
 
-#include <atomic>
-#include <condition_variable>
-#include <mutex>
+#include "polyhedral/isl/watchdog.h"
+
+#include <memory>
 #include <stdexcept>
-#include <thread>
+
+namespace Parma_Polyhedra_Library {
+class Throwable;
+}
 
 namespace atl::poly {
 
@@ -15,7 +18,7 @@ struct PplTimeout : std::runtime_error {
 };
 
 /// Bounds the wall-clock time of the PPL computations run while it lives
-/// (`seconds` > 0; 0 = no bound). A watchdog thread sets PPL's
+/// (`seconds` > 0; 0 = no bound). A Watchdog sets PPL's
 /// `abandon_expensive_computations` when the time runs out, so PPL's next
 /// check (in MIP_Problem's simplex and branch and bound, among others)
 /// throws PplTimeout; the destructor clears it. The pointer is global to the
@@ -28,14 +31,11 @@ public:
   PplDeadline(const PplDeadline &) = delete;
   PplDeadline &operator=(const PplDeadline &) = delete;
   /// True when the time ran out.
-  bool expired() const { return expired_; }
+  bool expired() const { return watchdog_.expired(); }
 
 private:
-  std::mutex mutex_;
-  std::condition_variable done_cv_;
-  bool done_ = false;
-  std::atomic<bool> expired_{false};
-  std::thread watchdog_;
+  std::unique_ptr<Parma_Polyhedra_Library::Throwable> hook_;  ///< what PPL's check throws
+  Watchdog watchdog_;
 };
 
 }  // namespace atl::poly
