@@ -153,12 +153,15 @@ llvm::Value *emit_pick(llvm::IRBuilderBase &b, llvm::Value *a, llvm::Value *c, b
 }
 
 llvm::Value *emit_combine(llvm::IRBuilderBase &b, AssignOp op, llvm::Value *old, llvm::Value *v, bool keep_nan) {
+  // Without NaN to keep: old OP v ? old : v, one maxps / minps, which folds
+  // to v against the identity (nothing is above -inf) where a reduction's
+  // first chunk meets its accumulator's start.
   switch (op) {
   case AssignOp::Assign: return v;
   case AssignOp::Add: return b.CreateFAdd(old, v);
   case AssignOp::Mul: return b.CreateFMul(old, v);
-  case AssignOp::Max: return keep_nan ? generic_pick(b, v, old, true) : any_nan_pick(b, v, old, true);
-  case AssignOp::Min: return keep_nan ? generic_pick(b, v, old, false) : any_nan_pick(b, v, old, false);
+  case AssignOp::Max: return keep_nan ? generic_pick(b, v, old, true) : plain_pick(b, old, v, true);
+  case AssignOp::Min: return keep_nan ? generic_pick(b, v, old, false) : plain_pick(b, old, v, false);
   }
   return v;
 }

@@ -211,6 +211,20 @@ TEST_CASE("cpu vector reductions: a nan_insensitive max or min is one maxps a ve
   check_rows(exes, names, [](std::int64_t, std::int64_t) { return -kInf; }, -kInf);
 }
 
+TEST_CASE("cpu vector reductions: a nan_insensitive max of whole vectors starts from the first chunk, not -inf") {
+  // Rows of 64: each of the 4 partial accumulators takes one chunk, and the
+  // combine with the identity must fold away (max(-inf, x) is x).
+  auto inner = loop_to("j", integer(64), store("R", {var("i")}, load("X", {var("i"), var("j")}), AssignOp::Max, "r", true),
+                       {poly::mark::kReduction});
+  auto k = kernel("rows64", {array("X", DType::F32, {Dim::sym("N"), Dim(64)}, Role::Input),
+                             array("R", DType::F32, {Dim::sym("N")}, Role::Output)},
+                  {"N"}, loop_to("i", var("N"), inner, {poly::mark::kParallel}));
+  k.vector_lanes = 16;
+  const std::string ir = emit_llvm_ir({k}, 2);
+  CAPTURE(ir);
+  CHECK(count(ir, "0xFFF0000000000000") == 0);
+}
+
 TEST_CASE("cpu vector reductions: stores that move with the loop are vector stores next to the accumulators") {
   poly::LKernel k = exp_sum("es", 16);
   auto reds = vector_reductions(k, *first_reduction_loop(*k.body)).reductions;
