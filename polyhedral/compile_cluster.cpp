@@ -8,6 +8,7 @@
 #include "polyhedral/schedule/schedule.h"
 #include "polyhedral/scop/scop.h"
 #include "polyhedral/transforms/coalesce_dims.h"
+#include "polyhedral/transforms/bound_shifted_exps.h"
 #include "polyhedral/transforms/factor_reduction_scale.h"
 #include "polyhedral/transforms/inline_producers.h"
 #include "polyhedral/transforms/specialize_remainders.h"
@@ -221,6 +222,10 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     // statements keep their names and domains, so under any schedule).
     if (options.factor_scales)
       if (auto f = factor_reduction_scales(scop); !f.empty()) r.stats["reduction_scales_factored"] += static_cast<long>(f.size());
+    // Exps of a value minus its own maximum (Softmax's): never +inf, so the
+    // backend's exp needs no upper clamp (a mark; the statements are unchanged).
+    if (options.bound_exps)
+      if (int n = bound_shifted_exps(scop); n > 0) r.stats["exps_bounded_above"] += n;
     // An image's rows and columns as one dimension where its rows are not
     // whole register tiles (not under tile sizes, which name dimensions;
     // under a given tree only when the tree schedules the coalesced

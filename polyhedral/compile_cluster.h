@@ -42,6 +42,9 @@ struct PolyOptions {
   /// A positive constant factor taken out of max and min reductions into
   /// their readers (transforms/factor_reduction_scale; exact).
   bool factor_scales = true;
+  /// Exps of a value minus its own maximum marked as never taking +inf
+  /// (transforms/bound_shifted_exps; the backend drops a clamp).
+  bool bound_exps = true;
   /// In-place epilogues (transforms/reuse_temporaries): a temporary whose only
   /// reader is an elementwise statement takes the storage that statement writes.
   bool reuse_temporaries = true;

@@ -63,10 +63,10 @@ const poly::LExpr *gelu_argument(const poly::LExpr &e) {
 }
 
 llvm::Value *emit_call(llvm::IRBuilder<> &b, llvm::Module &m, compute::Func f, const std::vector<llvm::Value *> &a,
-                       llvm::Type *vt) {
+                       llvm::Type *vt, bool bounded_above) {
   if (vt->isFloatTy()) {
     switch (f) {
-    case compute::Func::Exp: return emit_exp(b, a[0]);
+    case compute::Func::Exp: return emit_exp(b, a[0], bounded_above);
     case compute::Func::Log: return emit_log(b, a[0]);
     case compute::Func::Tanh: return emit_tanh(b, a[0]);
     case compute::Func::Erf: return emit_erf(b, a[0]);
@@ -94,9 +94,10 @@ llvm::Value *emit_call(llvm::IRBuilder<> &b, llvm::Module &m, compute::Func f, c
   internal_error(__FILE__, __LINE__, "unknown function");
 }
 
-llvm::Value *emit_vector_call(llvm::IRBuilder<> &b, compute::Func f, const std::vector<llvm::Value *> &a) {
+llvm::Value *emit_vector_call(llvm::IRBuilder<> &b, compute::Func f, const std::vector<llvm::Value *> &a,
+                              bool bounded_above) {
   switch (f) {
-  case compute::Func::Exp: return emit_exp(b, a[0]);
+  case compute::Func::Exp: return emit_exp(b, a[0], bounded_above);
   case compute::Func::Log: return emit_log(b, a[0]);
   case compute::Func::Sqrt: return b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, a[0]);
   case compute::Func::Abs: return b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, a[0]);

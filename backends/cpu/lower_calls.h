@@ -14,13 +14,15 @@ namespace atl::cpu {
 /// approximations of vector_math.h (<= 2.5 ulp, which the loop vectorizer can
 /// widen) for exp, log, tanh, erf and sigmoid; f64 uses intrinsics and libm
 /// calls (declared in `m`, marked as not touching memory). min and max
-/// propagate NaN as the evaluator does (emit_pick).
+/// propagate NaN as the evaluator does (emit_pick). `bounded_above`: an exp
+/// whose argument is never +inf (LExpr::bounded_above; see emit_exp).
 llvm::Value *emit_call(llvm::IRBuilder<> &b, llvm::Module &m, compute::Func f, const std::vector<llvm::Value *> &args,
-                       llvm::Type *vt);
+                       llvm::Type *vt, bool bounded_above = false);
 
 /// f(args) on <lanes x float> vectors: inline approximations and intrinsics only, no calls
 /// once optimised (exp is a call of an always-inline function until then, see emit_exp).
-llvm::Value *emit_vector_call(llvm::IRBuilder<> &b, compute::Func f, const std::vector<llvm::Value *> &args);
+llvm::Value *emit_vector_call(llvm::IRBuilder<> &b, compute::Func f, const std::vector<llvm::Value *> &args,
+                              bool bounded_above = false);
 
 /// The x of a Gelu as the graph writes it, 0.5 * x * (1 + erf(x * 0.7071067811865476))
 /// (a value expression; either operand order of each * and +), else null:

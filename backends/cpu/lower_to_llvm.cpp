@@ -1103,7 +1103,7 @@ private:
       // Vector code is f32 only: inline approximations (vector_math.h), no calls once inlined.
       std::vector<llvm::Value *> a;
       for (const poly::LExprPtr &x : e.args) a.push_back(vector_value(*x));
-      return emit_vector_call(b_, e.func, a);
+      return emit_vector_call(b_, e.func, a, e.bounded_above);
     }
     case LExprKind::Load: {
       const ArrayView &a = view(e.name);
@@ -1392,7 +1392,7 @@ private:
   llvm::Value *call(const LExpr &e) {
     std::vector<llvm::Value *> a;
     for (const poly::LExprPtr &x : e.args) a.push_back(value(*x));
-    return emit_call(b_, m_, e.func, a, vt_);
+    return emit_call(b_, m_, e.func, a, vt_, e.bounded_above);
   }
 
   llvm::Value *guarded_load(const LExpr &e) {

@@ -82,6 +82,11 @@ enum class ExpScale {
   /// the same bits as kSplit) in place of the integer work and the two
   /// multiplies. Only for vectors of a host with AVX-512 (VL below 16 lanes).
   kScalef,
+  /// kScalef for an x that is never +inf: clamped only below. A finite x
+  /// above 89 gives the same +inf (n >= 128 and e^r > 0, or e^r itself
+  /// +inf for |x| beyond 2^22 ln 2), so the bits are kScalef's; +inf
+  /// itself would give NaN (r = inf - inf).
+  kScalefBelow,
 };
 
 /// e^x, scaled as `how` says. `biased`, when given, receives n + 127 as i32
@@ -90,7 +95,9 @@ llvm::Value *exp_core(llvm::IRBuilder<> &b, llvm::Value *x, ExpScale how, llvm::
   Em e(b, x);
   // Clamp to [-104, 89] (NaN stays NaN). Beyond those the result is 0 or +inf
   // anyway, and the clamped values give that.
-  llvm::Value *xc = how == ExpScale::kOnce ? x : e.clamp(x, -104.0, 89.0);
+  llvm::Value *xc = x;
+  if (how == ExpScale::kScalefBelow) xc = b.CreateSelect(b.CreateFCmpOLT(x, e.f(-104.0)), e.f(-104.0), x);
+  else if (how != ExpScale::kOnce) xc = e.clamp(x, -104.0, 89.0);
   // n = round(x / ln 2) both as float and as i32, via the 1.5*2^23 trick.
   llvm::Value *t = e.fma(xc, e.f(kLog2e), e.f(kRound));
   llvm::Value *nf = b.CreateFSub(t, e.f(kRound));
@@ -100,7 +107,7 @@ llvm::Value *exp_core(llvm::IRBuilder<> &b, llvm::Value *x, ExpScale how, llvm::
   // e^r = 1 + r + r^2 P(r).
   llvm::Value *p = e.horner(r, {0.499999911, 0.166665033, 0.0416685939, 0.00837077573, 0.00138103287});
   llvm::Value *er = b.CreateFAdd(e.fma(b.CreateFMul(r, r), p, r), e.f(1.0));
-  if (how == ExpScale::kScalef) {
+  if (how == ExpScale::kScalef || how == ExpScale::kScalefBelow) {
     auto *vt = llvm::cast<llvm::FixedVectorType>(er->getType());
     const unsigned lanes = vt->getNumElements();
     llvm::Value *all = lanes == 16 ? b.getInt16(0xffff) : b.getInt8(0xff);
@@ -136,7 +143,8 @@ bool host_scalef(unsigned lanes) {
   return lanes == 16 ? host.avx512f : (lanes == 8 || lanes == 4) && host.avx512f && host.avx512vl;
 }
 
-/// The body of a vector e^x. With AVX-512, kScalef: every x, no branch.
+/// The body of a vector e^x. With AVX-512, kScalef (kScalefBelow when
+/// `bounded_above`): every x, no branch.
 /// Otherwise kOnce, which gives the same bits as kSplit when every lane's
 /// n + 127 lies in [1, 254] (the common case), and a branch to kSplit when a
 /// lane's does not (a lane near or past the ends of the float range, or
@@ -144,10 +152,10 @@ bool host_scalef(unsigned lanes) {
 /// an unsigned compare. A NaN, an infinity or |x| >= 2^22 ln 2 gives an n
 /// far outside the range (the rounding trick's bits leave 1.5 * 2^23's
 /// binade), so it takes the branch.
-llvm::Value *exp_vector_body(llvm::IRBuilder<> &b, llvm::Value *x, bool scalef) {
+llvm::Value *exp_vector_body(llvm::IRBuilder<> &b, llvm::Value *x, bool scalef, bool bounded_above) {
   Em e(b, x);
   if (scalef)
-    return exp_core(b, x, ExpScale::kScalef);
+    return exp_core(b, x, bounded_above ? ExpScale::kScalefBelow : ExpScale::kScalef);
   llvm::Value *bn = nullptr;
   llvm::Value *common = exp_core(b, x, ExpScale::kOnce, &bn);
   llvm::Value *beyond = b.CreateOrReduce(b.CreateICmpUGT(b.CreateSub(bn, e.i(1)), e.i(253)));
@@ -166,16 +174,17 @@ llvm::Value *exp_vector_body(llvm::IRBuilder<> &b, llvm::Value *x, bool scalef) 
   return res;
 }
 
-/// A call of the module's `atoll.exp.vNf32` (`atoll.expb.vNf32` for the
-/// branching body), defined on first use: internal, always inlined, no memory
+/// A call of the module's `atoll.exp.vNf32` (`atoll.expa.vNf32` when
+/// `bounded_above`, `atoll.expb.vNf32` for the branching body), defined on first use: internal, always inlined, no memory
 /// effects. The branch of exp_vector_body stays out of the caller's blocks
 /// until inlining, so an epilogue with an exp is still one value that later
 /// passes can move (hoist_epilogues).
-llvm::Value *exp_vector_call(llvm::IRBuilder<> &b, llvm::Value *x, bool scalef) {
+llvm::Value *exp_vector_call(llvm::IRBuilder<> &b, llvm::Value *x, bool scalef, bool bounded_above) {
   llvm::Module *m = b.GetInsertBlock()->getModule();
   auto *vt = llvm::cast<llvm::FixedVectorType>(x->getType());
   const std::string name =
-      std::string(scalef ? "atoll.exp.v" : "atoll.expb.v") + std::to_string(vt->getNumElements()) + "f32";
+      std::string(!scalef ? "atoll.expb.v" : bounded_above ? "atoll.expa.v" : "atoll.exp.v") +
+      std::to_string(vt->getNumElements()) + "f32";
   llvm::Function *f = m->getFunction(name);
   if (!f) {
     f = llvm::Function::Create(llvm::FunctionType::get(vt, {vt}, false), llvm::GlobalValue::InternalLinkage, name, m);
@@ -187,21 +196,21 @@ llvm::Value *exp_vector_call(llvm::IRBuilder<> &b, llvm::Value *x, bool scalef) 
     f->addFnAttr(llvm::Attribute::Speculatable);
     f->setMemoryEffects(llvm::MemoryEffects::none());
     llvm::IRBuilder<> fb(llvm::BasicBlock::Create(m->getContext(), "entry", f));
-    fb.CreateRet(exp_vector_body(fb, f->getArg(0), scalef));
+    fb.CreateRet(exp_vector_body(fb, f->getArg(0), scalef, bounded_above));
   }
   return b.CreateCall(f, {x});
 }
 
 }  // namespace
 
-llvm::Value *emit_exp(llvm::IRBuilder<> &b, llvm::Value *x) {
+llvm::Value *emit_exp(llvm::IRBuilder<> &b, llvm::Value *x, bool bounded_above) {
   if (auto *vt = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
-    return exp_vector_call(b, x, host_scalef(vt->getNumElements()));
+    return exp_vector_call(b, x, host_scalef(vt->getNumElements()), bounded_above);
   return exp_core(b, x, ExpScale::kSplit);
 }
 
 llvm::Value *emit_exp_branching(llvm::IRBuilder<> &b, llvm::Value *x) {
-  return x->getType()->isVectorTy() ? exp_vector_call(b, x, false) : exp_core(b, x, ExpScale::kSplit);
+  return x->getType()->isVectorTy() ? exp_vector_call(b, x, false, false) : exp_core(b, x, ExpScale::kSplit);
 }
 
 llvm::Value *emit_log(llvm::IRBuilder<> &b, llvm::Value *x) {
@@ -250,8 +259,9 @@ llvm::Value *emit_tanh(llvm::IRBuilder<> &b, llvm::Value *x) {
 
 llvm::Value *emit_sigmoid(llvm::IRBuilder<> &b, llvm::Value *x) {
   Em e(b, x);
-  // t = e^-|x| in (0, 1]: 1/(1+t) for x >= 0, t/(1+t) for x < 0.
-  llvm::Value *t = emit_exp(b, b.CreateFNeg(e.abs(x)));
+  // t = e^-|x| in (0, 1]: 1/(1+t) for x >= 0, t/(1+t) for x < 0 (-|x| is
+  // never +inf).
+  llvm::Value *t = emit_exp(b, b.CreateFNeg(e.abs(x)), true);
   llvm::Value *num = b.CreateSelect(b.CreateFCmpOLT(x, e.f(0.0)), t, e.f(1.0));
   return b.CreateFDiv(num, b.CreateFAdd(e.f(1.0), t));
 }

@@ -23,8 +23,11 @@ namespace atl::cpu {
 /// vector scales by 2^n with vscalefps, with no branch. Elsewhere a vector
 /// whose every lane is in about [-87.6, 88.3] scales by 2^n once; one with a
 /// lane beyond (or NaN) branches to the full range's two scales. The bits
-/// are the same every way.
-llvm::Value *emit_exp(llvm::IRBuilder<> &b, llvm::Value *x);
+/// are the same every way. `bounded_above`: the caller knows x is never
+/// +inf (Softmax's x - max x, sigmoid's -|x|); with AVX-512 x is then
+/// clamped only below, one operation fewer, the same bits for every other x
+/// (a finite x above 88.7228 still gives +inf).
+llvm::Value *emit_exp(llvm::IRBuilder<> &b, llvm::Value *x, bool bounded_above = false);
 
 /// emit_exp as on a host without AVX-512 (the branching vector form), on
 /// any host: for the tests, which check both forms' bits.

@@ -48,6 +48,9 @@ struct Expr {
   BinOp binop = BinOp::Add;   ///< Binary
   Func func = Func::Exp;      ///< Call
   std::vector<ExprPtr> args;  ///< operands, call arguments or subscripts
+  /// Call of exp whose argument is known never to be +inf (set by
+  /// poly::bound_shifted_exps, not by the parser; print and equal ignore it).
+  bool bounded_above = false;
 };
 
 /// Assignment operators. Every operator but Assign reduces into the element.

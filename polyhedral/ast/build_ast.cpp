@@ -481,7 +481,7 @@ private:
     case ExprKind::Call: {
       std::vector<LExprPtr> args;
       for (const auto &a : e.args) args.push_back(value(*a, s));
-      return build::call(e.func, std::move(args));
+      return build::call(e.func, std::move(args), e.bounded_above);
     }
     case ExprKind::Read: {
       // An indirect subscript's run-time value is not known to be in bounds:

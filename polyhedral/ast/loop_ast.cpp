@@ -95,9 +95,10 @@ LExprPtr select(LExprPtr c, LExprPtr a, LExprPtr b) {
   e->args = {std::move(c), std::move(a), std::move(b)};
   return e;
 }
-LExprPtr call(compute::Func f, std::vector<LExprPtr> args) {
+LExprPtr call(compute::Func f, std::vector<LExprPtr> args, bool bounded_above) {
   auto e = make(LExprKind::Call, LType::Value);
   e->func = f;
+  e->bounded_above = bounded_above;
   for (auto &a : args) e->args.push_back(to_value(std::move(a)));
   return e;
 }
@@ -157,6 +158,13 @@ LStmtPtr store(const std::string &array, std::vector<LExprPtr> indices, LExprPtr
 namespace {
 
 std::string expr_text(const LExpr &e);
+
+bool has_bounded_exp(const LExpr &e) {
+  if (e.kind == LExprKind::Call && e.bounded_above) return true;
+  for (const LExprPtr &a : e.args)
+    if (a && has_bounded_exp(*a)) return true;
+  return false;
+}
 
 std::string args_text(const LExpr &e, std::size_t from = 0) {
   std::string s;
@@ -228,7 +236,9 @@ void stmt_text(std::ostream &os, const LStmt &s, int depth) {
     for (std::size_t i = 0; i < s.indices.size(); ++i) idx += (i ? ", " : "") + expr_text(*s.indices[i]);
     const char *op = s.op == compute::AssignOp::Assign ? "=" : compute::assign_op_name(s.op);
     os << pad << s.array << "[" << idx << "] " << op << " " << expr_text(*s.value) << ";";
-    if (!s.statement.empty()) os << "  // " << s.statement << (s.nan_insensitive ? ", NaN-insensitive" : "");
+    if (!s.statement.empty())
+      os << "  // " << s.statement << (s.nan_insensitive ? ", NaN-insensitive" : "")
+         << (has_bounded_exp(*s.value) ? ", exp bounded above" : "");
     os << "\n";
     return;
   }
@@ -286,7 +296,7 @@ bool same_expr(const LExpr &a, const LExpr &b) {
   case LExprKind::Var: return a.name == b.name;
   case LExprKind::Unary: if (a.unop != b.unop) return false; break;
   case LExprKind::Binary: if (a.binop != b.binop) return false; break;
-  case LExprKind::Call: if (a.func != b.func) return false; break;
+  case LExprKind::Call: if (a.func != b.func || a.bounded_above != b.bounded_above) return false; break;
   case LExprKind::Load: if (a.name != b.name) return false; break;
   case LExprKind::Min: case LExprKind::Max: case LExprKind::Select: case LExprKind::GuardedLoad:
   case LExprKind::ToValue: case LExprKind::ToIndex: break;

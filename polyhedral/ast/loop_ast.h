@@ -68,6 +68,8 @@ struct LExpr {
   compute::BinOp binop = compute::BinOp::Add;
   compute::Func func = compute::Func::Exp;
   std::vector<LExprPtr> args;
+  /// Call of exp whose argument is never +inf (compute::Expr::bounded_above).
+  bool bounded_above = false;
 };
 
 struct LStmt;
@@ -151,7 +153,7 @@ LExprPtr binary(compute::BinOp op, LExprPtr a, LExprPtr b);  ///< converts Index
 LExprPtr min(LExprPtr a, LExprPtr b);
 LExprPtr max(LExprPtr a, LExprPtr b);
 LExprPtr select(LExprPtr c, LExprPtr a, LExprPtr b);
-LExprPtr call(compute::Func f, std::vector<LExprPtr> args);
+LExprPtr call(compute::Func f, std::vector<LExprPtr> args, bool bounded_above = false);
 LExprPtr load(const std::string &array, std::vector<LExprPtr> indices);
 LExprPtr guarded_load(LExprPtr load, LExprPtr fallback);
 LExprPtr to_value(LExprPtr a);

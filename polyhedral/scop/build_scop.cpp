@@ -414,6 +414,13 @@ isl::schedule Scop::original_schedule() const {
   return isl::schedule(context.ctx(), text);
 }
 
+std::optional<double> constant_value(const Scop &scop, const compute::Expr &e) {
+  if (e.kind == compute::ExprKind::Number) return e.number;
+  if (e.kind != compute::ExprKind::Read) return std::nullopt;
+  const ScopArray *a = scop.array(e.name);
+  return a ? a->scalar : std::nullopt;
+}
+
 void rebuild_reads(const Scop &scop, ScopStatement &st) {
   std::vector<BodyRead> reads;
   if (st.rhs) collect_reads(*st.rhs, false, reads);

@@ -16,6 +16,13 @@ const char *kind_name(ScopArray::Kind k) {
   return "?";
 }
 
+bool has_bounded_exp(const compute::Expr &e) {
+  if (e.kind == compute::ExprKind::Call && e.bounded_above) return true;
+  for (const compute::ExprPtr &a : e.args)
+    if (a && has_bounded_exp(*a)) return true;
+  return false;
+}
+
 }  // namespace
 
 void print_scop(std::ostream &os, const Scop &scop) {
@@ -38,7 +45,8 @@ void print_scop(std::ostream &os, const Scop &scop) {
       os << "    body: " << compute::print(*s.lhs) << " = identity of " << compute::assign_op_name(s.init_of) << "\n";
     else
       os << "    body: " << compute::print(*s.lhs) << " " << compute::assign_op_name(s.op) << " "
-         << compute::print(*s.rhs) << (s.nan_insensitive ? "  (NaN-insensitive)" : "") << "\n";
+         << compute::print(*s.rhs) << (s.nan_insensitive ? "  (NaN-insensitive)" : "")
+         << (has_bounded_exp(*s.rhs) ? "  (exp bounded above)" : "") << "\n";
   }
 }
 

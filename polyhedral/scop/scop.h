@@ -95,6 +95,10 @@ Scop build_scop(isl::ctx ctx, const Graph &graph, const std::vector<NodeId> &clu
 /// subscript.
 ScopAccess element_access(const Scop &scop, const ScopStatement &st, const compute::Expr &read, bool guarded);
 
+/// The value of `e` when it is a literal or a read of a one-element constant
+/// array (ScopArray::scalar), else nothing.
+std::optional<double> constant_value(const Scop &scop, const compute::Expr &e);
+
 /// Sets the read accesses of `st` from its body (after a transform rewrote
 /// `rhs`), in collect_reads' order.
 void rebuild_reads(const Scop &scop, ScopStatement &st);

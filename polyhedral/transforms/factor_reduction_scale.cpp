@@ -19,17 +19,8 @@ using compute::ExprPtr;
 /// A float constant, finite and positive: a literal or a read of a
 /// one-element constant array.
 bool positive_constant(const Scop &scop, const Expr &e) {
-  double v = 0;
-  if (e.kind == ExprKind::Number) {
-    v = e.number;
-  } else if (e.kind == ExprKind::Read) {
-    const ScopArray *a = scop.array(e.name);
-    if (!a || !a->scalar) return false;
-    v = *a->scalar;
-  } else {
-    return false;
-  }
-  const float f = static_cast<float>(v);
+  const std::optional<double> v = constant_value(scop, e);
+  const float f = v ? static_cast<float>(*v) : 0.0f;
   return std::isfinite(f) && f > 0;
 }
 

@@ -7,4 +7,5 @@ target_sources(atoll_poly PRIVATE
   transforms/fuse_sibling_bands.cpp
   transforms/tree_edit.cpp
   transforms/factor_reduction_scale.cpp
+  transforms/bound_shifted_exps.cpp
 )

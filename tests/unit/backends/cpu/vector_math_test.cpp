@@ -45,7 +45,11 @@ llvm::Value *gelu_formula(llvm::IRBuilder<> &b, llvm::Value *x) {
   return b.CreateFMul(b.CreateFMul(half, x), b.CreateFAdd(one, e));
 }
 
-const MathFn kFns[] = {{"exp", atl::cpu::emit_exp},
+llvm::Value *exp_plain(llvm::IRBuilder<> &b, llvm::Value *x) { return atl::cpu::emit_exp(b, x); }
+llvm::Value *exp_bounded(llvm::IRBuilder<> &b, llvm::Value *x) { return atl::cpu::emit_exp(b, x, true); }
+
+const MathFn kFns[] = {{"exp", exp_plain},
+                       {"exp_bounded", exp_bounded},
                        {"exp_branching", atl::cpu::emit_exp_branching},
                        {"log", atl::cpu::emit_log},
                        {"tanh", atl::cpu::emit_tanh},
@@ -304,6 +308,39 @@ TEST_SUITE("backends") {
       if (std::isfinite(x[k])) finite.push_back(x[k]);
     }
     CHECK(measure("exp", finite, exp_ref).ulp <= 1.1);
+  }
+
+  TEST_CASE("vector math: exp bounded above gives exp's bits for every x but +inf") {
+    // Without the upper clamp (AVX-512; elsewhere the two are one code), a
+    // finite x above 88.7228 must still give +inf: n >= 128 with e^r > 0,
+    // or e^r itself +inf where r grows (|x| beyond 2^22 ln 2).
+    std::mt19937 rng(13);
+    std::uniform_int_distribution<std::uint32_t> bits(0, 0xffffffffu);
+    std::uniform_real_distribution<float> near(-110.0f, 110.0f);
+    std::vector<float> x;
+    for (int k = 0; k < 400009; ++k) {
+      float v = 0;
+      if (k % 2) {
+        std::uint32_t u = bits(rng);
+        std::memcpy(&v, &u, 4);
+      } else {
+        v = near(rng);
+      }
+      if (v == kInf) v = -kInf;
+      x.push_back(v);
+    }
+    for (float v : {88.7228f, 88.7229f, 89.0f, 89.5f, 103.9f, 104.0f, 200.0f, 2907270.0f, 5814540.0f, 1e10f, 1e20f,
+                    3.0e38f, std::numeric_limits<float>::max(), -kInf, kNaN, -kNaN, 0.0f, -0.0f, kDen})
+      x.push_back(v);
+    std::vector<float> bounded = run("exp_bounded", x), plain = run("exp", x);
+    std::size_t differ = 0;
+    for (std::size_t k = 0; k < x.size(); ++k)
+      if (std::isnan(x[k]) ? !std::isnan(bounded[k]) : !same(bounded[k], plain[k])) {
+        if (differ++ < 5) MESSAGE("exp_bounded(" << x[k] << ") = " << bounded[k] << ", exp gives " << plain[k]);
+      }
+    CHECK(differ == 0);
+    CHECK(same(one("exp_bounded", 1e30f), kInf));
+    CHECK(same(one("exp_bounded", -kInf), 0.0f));
   }
 
   TEST_CASE("vector math: log is within 1 ulp over all positive floats") {

@@ -9,5 +9,6 @@ target_sources(atoll_tests PRIVATE
   unit/polyhedral/transforms/perf_tile_transpose_test.cpp
   unit/polyhedral/transforms/perf_inline_producers_test.cpp
   unit/polyhedral/transforms/perf_factor_reduction_scale_test.cpp
+  unit/polyhedral/transforms/perf_bound_shifted_exps_test.cpp
   unit/polyhedral/transforms/perf_specialize_remainders_test.cpp
 )
