@@ -13,7 +13,11 @@
 
 #include <doctest/doctest.h>
 
+#include <cmath>
+#include <cstring>
 #include <functional>
+#include <limits>
+#include <map>
 #include <memory>
 #include <ostream>
 #include <random>
@@ -157,6 +161,47 @@ inline void check_variants(const std::vector<Variant> &variants, const std::vect
   std::vector<std::string> names;
   for (const atl::test::Case &c : pool) names.push_back(atl::test::describe_case(c));
   check_variants(variants, graphs, names);
+}
+
+/// Rows of 7 values for the bit-for-bit tests of row-wise kernels: +inf,
+/// -inf, NaN, a row of -inf, signed zeros, values near both ends of the
+/// float range; `x` holds 10 rows or more (the rest is left as it is).
+inline void set_special_rows(atl::Tensor &x) {
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const double big = 3.0e38;
+  const double rows[][7] = {{1, inf, 2, 3, -1, 0, 4},          {-inf, -inf, -inf, -inf, -inf, -inf, -inf},
+                            {1, 2, nan, 3, 4, 5, 6},           {big, -big, big * 0.9, 1, 2, 3, 4},
+                            {-inf, 1, 2, -inf, 3, -inf, 0.5},  {0, -0.0, 0, -0.0, 0, 0, -0.0},
+                            {inf, -inf, 1, 2, 3, 4, 5},        {-big, -big, -big, -big, -big, -big, -big},
+                            {inf, inf, nan, -inf, 1, 2, 3},    {-big, -1e30, -1e37, -3e37, -big, -1e38, -2e38}};
+  REQUIRE(x.numel() >= 70);
+  for (int row = 0; row < 10; ++row)
+    for (int j = 0; j < 7; ++j) x.set(row * 7 + j, rows[row][j]);
+}
+
+/// Output `out` of graph `g` (one cluster: `c`) run with `c`'s kernel from `exe` on `feeds`.
+inline atl::Tensor run_cluster(const std::shared_ptr<atl::cpu::CpuExecutable> &exe, const atl::poly::ClusterResult &c,
+                               const atl::Graph &g, const std::map<std::string, atl::Tensor> &feeds,
+                               const std::string &out) {
+  atl::CompiledGraph cg;
+  cg.clusters = {c};
+  cg.functions.push_back(exe->entry(c.kernel.name));
+  cg.keep_alive = exe;
+  return atl::run_compiled(cg, g, feeds, {}).at(out);
+}
+
+/// `a` and `b` the same f32 bits element for element; with `any_nan`, a NaN
+/// of `b` needs only a NaN in `a`.
+inline void check_same_bits(const atl::Tensor &a, const atl::Tensor &b, bool any_nan) {
+  REQUIRE(a.numel() == b.numel());
+  for (std::int64_t i = 0; i < a.numel(); ++i) {
+    float fa = static_cast<float>(a.get(i)), fb = static_cast<float>(b.get(i));
+    if (any_nan && std::isnan(fb)) {
+      CHECK_MESSAGE(std::isnan(fa), "element " << i << ": " << fa << " against NaN");
+      continue;
+    }
+    CHECK_MESSAGE(std::memcmp(&fa, &fb, sizeof fa) == 0, "element " << i << ": " << fa << " against " << fb);
+  }
 }
 
 }  // namespace polytest
