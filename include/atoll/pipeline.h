@@ -113,9 +113,18 @@ BatchResult run_pipeline(const Batch &batch, const PipelineOptions &options);
 nlohmann::json report_json(const BatchResult &result);
 
 /// Compares outputs with the reference (NaN/inf positions, normwise relative
-/// error with the tolerance of each output's dtype).
+/// error with the tolerance of each output's dtype, or of the dtype that
+/// `precision` gives for it).
 VerifyResult compare_outputs(const std::map<std::string, Tensor> &got, const std::map<std::string, Tensor> &reference,
-                             const std::vector<std::string> &outputs);
+                             const std::vector<std::string> &outputs,
+                             const std::map<std::string, DType> &precision = {});
+
+/// For each f32 output of `graph` computed through a tensor that a node
+/// rounds to f16 or bf16 (a Cast there and back, say), that dtype: its
+/// values carry that precision, and a last-bit difference before the
+/// rounding (a sum in another order) can move them by one f16 ulp, so they
+/// are verified with f16's tolerance. Other outputs are absent.
+std::map<std::string, DType> verify_precisions(const Graph &graph);
 
 /// Evaluates a concrete graph with the reference interpreter (Compute nodes:
 /// the direct Compute evaluator). Returns every tensor, feeds included.

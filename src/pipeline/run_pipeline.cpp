@@ -161,7 +161,7 @@ void verify_graph(const Graph &graph, const PipelineOptions &o, GraphResult &r, 
     t0 = Clock::now();
     std::map<std::string, Tensor> got = compute(concrete, feeds, point);
     r.stage_ms[stage] += ms_since(t0);
-    merge_verify(total, compare_outputs(got, reference, concrete.outputs), point);
+    merge_verify(total, compare_outputs(got, reference, concrete.outputs, verify_precisions(concrete)), point);
     if (!o.dump_dir.empty()) dump_tensors(concrete, o, feeds, got);
   }
   r.verify = total;

@@ -3,6 +3,7 @@
 #include <atoll/pipeline.h>
 
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 namespace atl {
@@ -24,8 +25,34 @@ double tolerance(DType t) {
 
 }  // namespace
 
+std::map<std::string, DType> verify_precisions(const Graph &graph) {
+  // Per tensor, the narrowest float dtype a node rounded it through
+  // (nodes in topological order, so every input is known first).
+  std::map<std::string, DType> narrowed;
+  for (NodeId v : graph.order()) {
+    const Node &n = graph.node(v);
+    std::optional<DType> low;
+    auto lower = [&](DType t) {  // bf16 has the fewer significand bits
+      if (!low || t == DType::BF16) low = t;
+    };
+    for (const std::string &in : n.inputs)
+      if (auto it = narrowed.find(in); it != narrowed.end()) lower(it->second);
+    for (const std::string &out : n.outputs) {
+      std::optional<DType> here = low;
+      const DType t = graph.tensor(out).type.dtype;
+      if ((t == DType::F16 || t == DType::BF16) && (!here || t == DType::BF16)) here = t;
+      if (here) narrowed[out] = *here;
+    }
+  }
+  std::map<std::string, DType> result;
+  for (const std::string &o : graph.outputs)
+    if (auto it = narrowed.find(o); it != narrowed.end() && graph.tensor(o).type.dtype == DType::F32)
+      result[o] = it->second;
+  return result;
+}
+
 VerifyResult compare_outputs(const std::map<std::string, Tensor> &got, const std::map<std::string, Tensor> &ref,
-                             const std::vector<std::string> &outputs) {
+                             const std::vector<std::string> &outputs, const std::map<std::string, DType> &precision) {
   VerifyResult r;
   r.passed = true;
   double global_abs = 0, global_ref = 0;
@@ -65,9 +92,12 @@ VerifyResult compare_outputs(const std::map<std::string, Tensor> &got, const std
       fail(os.str());
     }
     double rel = max_ref > 0 ? max_abs / max_ref : (max_abs > 0 ? INFINITY : 0.0);
-    if (rel > tolerance(b.dtype)) {
+    const auto p = precision.find(name);
+    const DType tol_type = p != precision.end() ? p->second : b.dtype;
+    if (rel > tolerance(tol_type)) {
       std::ostringstream os;
-      os << "max_rel_err " << rel << " exceeds " << tolerance(b.dtype) << " for " << dtype_name(b.dtype);
+      os << "max_rel_err " << rel << " exceeds " << tolerance(tol_type) << " for " << dtype_name(b.dtype);
+      if (tol_type != b.dtype) os << " computed through " << dtype_name(tol_type);
       fail(os.str());
     }
     global_abs = std::max(global_abs, max_abs);
