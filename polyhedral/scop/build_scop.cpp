@@ -12,6 +12,7 @@
 #include <atoll/diagnostics.h>
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 namespace atl::poly {
@@ -419,6 +420,12 @@ std::optional<double> constant_value(const Scop &scop, const compute::Expr &e) {
   if (e.kind != compute::ExprKind::Read) return std::nullopt;
   const ScopArray *a = scop.array(e.name);
   return a ? a->scalar : std::nullopt;
+}
+
+bool positive_constant(const Scop &scop, const compute::Expr &e) {
+  const std::optional<double> v = constant_value(scop, e);
+  const float f = v ? static_cast<float>(*v) : 0.0f;
+  return std::isfinite(f) && f > 0;
 }
 
 void rebuild_reads(const Scop &scop, ScopStatement &st) {

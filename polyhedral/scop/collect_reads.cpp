@@ -1,5 +1,7 @@
-// Lists a statement body's tensor reads in evaluation order, guarded or not.
+// Lists a statement body's tensor reads in evaluation order, counts one array's reads, and rewrites operands copy-on-write.
 #include "polyhedral/scop/collect_reads.h"
+
+#include <memory>
 
 namespace atl::poly {
 
@@ -29,6 +31,19 @@ void count_reads(const compute::Expr &e, const std::string &array, bool in_subsc
 }
 
 }  // namespace
+
+compute::ExprPtr map_args(const compute::ExprPtr &e, const std::function<compute::ExprPtr(const compute::ExprPtr &)> &f) {
+  bool changed = false;
+  std::vector<compute::ExprPtr> args;
+  for (const compute::ExprPtr &a : e->args) {
+    args.push_back(a ? f(a) : a);
+    changed |= args.back() != a;
+  }
+  if (!changed) return e;
+  auto copy = std::make_shared<compute::Expr>(*e);
+  copy->args = std::move(args);
+  return copy;
+}
 
 ArrayReads array_reads(const compute::ExprPtr &rhs, const compute::ExprPtr &lhs, const std::string &array) {
   ArrayReads r;

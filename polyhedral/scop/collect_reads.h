@@ -1,10 +1,12 @@
 // The tensor reads of a statement body in evaluation order, each marked
-// guarded or not: the order in which SCoP read accesses are listed; and
-// the reads of one array in a statement, for the transforms that rewrite them.
+// guarded or not: the order in which SCoP read accesses are listed; and,
+// for the transforms that rewrite bodies, the reads of one array in a
+// statement and a copy-on-write step over an expression's operands.
 #pragma once
 
 #include "graph/compute/ast.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,5 +29,10 @@ struct ArrayReads {
   bool bad = false;
 };
 ArrayReads array_reads(const compute::ExprPtr &rhs, const compute::ExprPtr &lhs, const std::string &array);
+
+/// `e` with each operand `a` replaced by `f(a)` (null operands stay): `e`
+/// itself when `f` returns every operand unchanged, else a copy, so
+/// untouched subtrees stay shared.
+compute::ExprPtr map_args(const compute::ExprPtr &e, const std::function<compute::ExprPtr(const compute::ExprPtr &)> &f);
 
 }  // namespace atl::poly

@@ -98,6 +98,9 @@ ScopAccess element_access(const Scop &scop, const ScopStatement &st, const compu
 /// The value of `e` when it is a literal or a read of a one-element constant
 /// array (ScopArray::scalar), else nothing.
 std::optional<double> constant_value(const Scop &scop, const compute::Expr &e);
+/// Whether `e` is such a constant, finite and positive in f32 (a factor
+/// that keeps order under rounding).
+bool positive_constant(const Scop &scop, const compute::Expr &e);
 
 /// Sets the read accesses of `st` from its body (after a transform rewrote
 /// `rhs`), in collect_reads' order.

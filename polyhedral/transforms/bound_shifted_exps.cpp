@@ -1,9 +1,10 @@
 // Marks each exp whose argument is a value minus the maximum of that value (never +inf).
 #include "polyhedral/transforms/bound_shifted_exps.h"
 
+#include "polyhedral/scop/collect_reads.h"
+
 #include <atoll/diagnostics.h>
 
-#include <cmath>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -46,13 +47,6 @@ bool same_value(const Expr &a, const Expr &b, ReadPairs &reads) {
   return true;
 }
 
-/// A constant factor that keeps order: finite and positive in f32.
-bool positive_factor(const Scop &scop, const Expr &c) {
-  const std::optional<double> v = constant_value(scop, c);
-  const float f = v ? static_cast<float>(*v) : 0.0f;
-  return std::isfinite(f) && f > 0;
-}
-
 /// The argument as v - m: the value v and the read m.
 struct Shift {
   const Expr *value = nullptr, *max_read = nullptr;
@@ -70,7 +64,7 @@ std::optional<Shift> split_shift(const Scop &scop, const Expr &arg) {
   const int sides = l.binop == BinOp::Mul ? 2 : l.binop == BinOp::Div ? 1 : 0;
   for (int ms = 0; ms < sides; ++ms) {
     const Expr &m = *r.args[ms], &c = *r.args[1 - ms];
-    if (m.kind != ExprKind::Read || !positive_factor(scop, c)) continue;
+    if (m.kind != ExprKind::Read || !positive_constant(scop, c)) continue;
     for (int vs = 0; vs < sides; ++vs)
       if (compute::equal(*l.args[1 - vs], c)) return Shift{l.args[vs].get(), &m};
   }
@@ -111,18 +105,13 @@ bool shifted_by_own_max(const Scop &scop, std::size_t k, const Expr &arg) {
 }
 
 ExprPtr mark_exps(const Scop &scop, std::size_t k, const ExprPtr &e, int &marked) {
-  bool changed = false;
-  std::vector<ExprPtr> args;
-  for (const ExprPtr &a : e->args) {
-    args.push_back(a ? mark_exps(scop, k, a, marked) : a);
-    changed |= args.back() != a;
-  }
-  const bool bound = e->kind == ExprKind::Call && e->func == compute::Func::Exp && !e->bounded_above &&
-                     e->args.size() == 1 && e->args[0] && shifted_by_own_max(scop, k, *e->args[0]);
-  if (!changed && !bound) return e;
-  auto copy = std::make_shared<Expr>(*e);
-  copy->args = std::move(args);
-  if (bound) copy->bounded_above = true, ++marked;
+  ExprPtr r = map_args(e, [&](const ExprPtr &a) { return mark_exps(scop, k, a, marked); });
+  if (r->kind != ExprKind::Call || r->func != compute::Func::Exp || r->bounded_above || r->args.size() != 1 ||
+      !r->args[0] || !shifted_by_own_max(scop, k, *r->args[0]))
+    return r;
+  auto copy = std::make_shared<Expr>(*r);
+  copy->bounded_above = true;
+  ++marked;
   return copy;
 }
 

@@ -3,7 +3,6 @@
 
 #include "polyhedral/scop/collect_reads.h"
 
-#include <cmath>
 #include <memory>
 
 namespace atl::poly {
@@ -15,14 +14,6 @@ using compute::BinOp;
 using compute::Expr;
 using compute::ExprKind;
 using compute::ExprPtr;
-
-/// A float constant, finite and positive: a literal or a read of a
-/// one-element constant array.
-bool positive_constant(const Scop &scop, const Expr &e) {
-  const std::optional<double> v = constant_value(scop, e);
-  const float f = v ? static_cast<float>(*v) : 0.0f;
-  return std::isfinite(f) && f > 0;
-}
 
 /// The factored form of a reduction's value: `e` and how its readers apply
 /// the factor (`factor` with `op`), or nothing.
@@ -51,16 +42,7 @@ ExprPtr scale_reads(const ExprPtr &e, const std::string &array, const Factor &f)
     scaled->args = {e, f.factor};
     return scaled;
   }
-  bool changed = false;
-  std::vector<ExprPtr> args;
-  for (const ExprPtr &a : e->args) {
-    args.push_back(a ? scale_reads(a, array, f) : a);
-    changed |= args.back() != a;
-  }
-  if (!changed) return e;
-  auto copy = std::make_shared<Expr>(*e);
-  copy->args = std::move(args);
-  return copy;
+  return map_args(e, [&](const ExprPtr &a) { return scale_reads(a, array, f); });
 }
 
 }  // namespace

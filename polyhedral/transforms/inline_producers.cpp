@@ -63,16 +63,7 @@ ExprPtr substitute(const ExprPtr &e, const std::string &array, const ExprPtr &va
     };
     return bind(value);
   }
-  bool changed = false;
-  std::vector<ExprPtr> args;
-  for (const ExprPtr &a : e->args) {
-    args.push_back(a ? substitute(a, array, value, indices) : a);
-    changed |= args.back() != a;
-  }
-  if (!changed) return e;
-  auto copy = std::make_shared<Expr>(*e);
-  copy->args = std::move(args);
-  return copy;
+  return map_args(e, [&](const ExprPtr &a) { return substitute(a, array, value, indices); });
 }
 
 /// Whether statement `k` can be inlined; its readers' positions in `readers`.
