@@ -28,19 +28,16 @@ double tolerance(DType t) {
 std::map<std::string, DType> verify_precisions(const Graph &graph) {
   // Per tensor, the narrowest float dtype a node rounded it through
   // (nodes in topological order, so every input is known first).
+  auto narrower = [](std::optional<DType> a, DType b) { return !a || b == DType::BF16 ? b : *a; };  // bf16: fewer bits
   std::map<std::string, DType> narrowed;
   for (NodeId v : graph.order()) {
     const Node &n = graph.node(v);
     std::optional<DType> low;
-    auto lower = [&](DType t) {  // bf16 has the fewer significand bits
-      if (!low || t == DType::BF16) low = t;
-    };
     for (const std::string &in : n.inputs)
-      if (auto it = narrowed.find(in); it != narrowed.end()) lower(it->second);
+      if (auto it = narrowed.find(in); it != narrowed.end()) low = narrower(low, it->second);
     for (const std::string &out : n.outputs) {
-      std::optional<DType> here = low;
       const DType t = graph.tensor(out).type.dtype;
-      if ((t == DType::F16 || t == DType::BF16) && (!here || t == DType::BF16)) here = t;
+      const std::optional<DType> here = t == DType::F16 || t == DType::BF16 ? narrower(low, t) : low;
       if (here) narrowed[out] = *here;
     }
   }
