@@ -14,7 +14,8 @@ std::vector<CaseResult> run_conv(const Config &config, int threads);
 /// Elementwise chain, Softmax, LayerNormalization against the STREAM triad.
 std::vector<CaseResult> run_memory(const Config &config, int threads);
 
-/// "OpenBLAS 0.3.21 ... (core Zen)".
+/// OpenBLAS's version and configuration as openblas_get_config() gives it
+/// ("unavailable" without OpenBLAS).
 std::string openblas_version();
 
 }  // namespace atl::bench

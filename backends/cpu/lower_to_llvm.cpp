@@ -308,11 +308,11 @@ private:
   static constexpr std::int64_t kMaxAccumulators = 40;
   /// Fewest lanes of a vector (SSE width): shorter constant trips stay scalar.
   static constexpr std::int64_t kMinLanes = 4;
-  /// Vectors side by side in a loop of long chains (jam_factor): 4. On Zen 3,
-  /// AVX2, over 64 x 3072: bias -> Gelu 0.121 ms with one vector, 0.102 with
-  /// two; since Gelu and exp lost operations (emit_gelu, exp's one scale),
-  /// four are 1.08-1.19x faster than two (three 1.08-1.16x): Gelu 1.15x,
-  /// erf 1.29x, sigmoid 1.15x, exp 1.10x, tanh 1.01x, a division 1.00x.
+  /// Vectors side by side in a loop of long chains (jam_factor): 4. A long
+  /// chain (erf, exp, tanh, a division) is latency-bound one vector at a
+  /// time; independent vectors emitted together fill the pipes. Since Gelu
+  /// and exp lost operations (emit_gelu, exp's one scale), four beat two and
+  /// three, and no chain measured was slower with four.
   static constexpr std::int64_t kJamVectors = 4;
 
   bool vectorize(const LStmt &s) const { return lanes_ > 1 && vt_->isFloatTy() && has_vector_form(k_, s); }
@@ -321,7 +321,7 @@ private:
   /// add's latency). A loop whose values have long chains (has_long_chain:
   /// Softmax's exp and sum) gets one: its iterations are independent but for
   /// the add, and four copies of the chain spill the 16 AVX2 registers
-  /// (12 x 64 x 64 scale -> Softmax on Zen 3: 1.14x with one).
+  /// (scale -> Softmax is faster with one).
   static constexpr std::int64_t kReductionCopies = 4;
 
   bool vector_reductions_allowed() const { return lanes_ > 1 && (lanes_ & (lanes_ - 1)) == 0 && vt_->isFloatTy(); }
@@ -475,7 +475,7 @@ private:
       // No lane is combined with another here (partials_ is null), so the
       // masked-off lanes' values are never used; an accumulation is only
       // taken in registers (a masked store read back by a masked load in
-      // the next iteration waits for the store: 10x slower).
+      // the next iteration waits for the store, which is far slower).
       std::vector<llvm::Constant *> on;
       for (std::int64_t l = 0; l < lanes_; ++l) on.push_back(b_.getInt1(l < *trip));
       ScopedVar bound(frame_, s.iterator);
@@ -631,7 +631,7 @@ private:
   //
   // A large output written for the last time in a vector loop (streaming_stores)
   // bypasses the caches: no read for ownership, no eviction of the inputs.
-  // Measured on the memory-bound cases of bench/memory_bench.cpp (64 MB: ~1.2x).
+  // bench/memory_bench.cpp's memory-bound cases measure the gain.
 
   /// Outputs of at least this size are streamed (about half a server L3).
   static constexpr std::int64_t kStreamingBytes = std::int64_t(16) << 20;

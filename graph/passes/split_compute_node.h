@@ -28,11 +28,10 @@ namespace atl {
 ///
 /// One schedule for all of a node's contractions is one band for all of them:
 /// isl fuses and skews them (the depthwise's rows along the expand's), and
-/// neither gets a register tile or vector code (30 ms for MobileNetV2's
-/// block as one node, against 0.7 ms as three; attention's QK^T, Softmax
-/// and PV as one node: the QK^T and Softmax part 0.415 ms, against 0.07 +
-/// 0.03 as two). As nodes of their own, each is a cluster with its own
-/// schedule, and fusion still joins their elementwise neighbours.
+/// neither gets a register tile or vector code (MobileNetV2's block and
+/// attention written as one node each ran many times slower than as one
+/// node per contraction). As nodes of their own, each is a cluster with its
+/// own schedule, and fusion still joins their elementwise neighbours.
 ///
 /// The node is kept whole when a cut would separate two statements that
 /// write one tensor, when a statement reads a tensor (not an input) before

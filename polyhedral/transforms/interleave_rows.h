@@ -39,10 +39,10 @@
 namespace atl::poly {
 
 struct InterleaveRowsOptions {
-  /// Rows per tile R, else 2 when R does not divide the rows. Scale ->
-  /// Softmax over 12 x 64 x 64 on Zen 3, rows of 64, since the exp loop keeps
-  /// one accumulator (kReductionCopies): 4 rows 1.06-1.07x faster than 2,
-  /// 8 rows 0.94-1.01x, none 0.93x; a Softmax alone, 4 rows 1.01x.
+  /// Rows per tile R, else 2 when R does not divide the rows. Four rows
+  /// overlap enough independent reduction chains to hide their latency
+  /// without spilling, since the exp loop keeps one accumulator
+  /// (kReductionCopies); eight rows spill, two leave the pipes idle.
   long rows = 4;
   long max_row_elements = 256;  ///< statements with more instances per row are not latency-bound
 };

@@ -46,11 +46,10 @@ struct PackOptions {
   /// The vector operand in panels (B of C[m, n] += A[m, k] * B[k, n]) is
   /// copied only when each element serves at least this many rows; fewer
   /// read B in place (the copy costs more than it saves). Reuse over an
-  /// unbounded extent counts as large. M = 64 (BERT, the MLP) copies: on the
-  /// Intel Xeon (Emerald Rapids) this project now measures on, interleaved
-  /// runs gave 64 x 3072 x 768 3.74 -> 3.28 ms, 64 x 768 x 3072 3.28 -> 2.83,
-  /// 64 x 768 x 768 0.79 -> 0.72 (medians of 10); on the AMD Zen 4 of
-  /// earlier sessions the copy had cost 10% at 64 x 768 x 768.
+  /// unbounded extent counts as large. M = 64 (BERT, the MLP) copies: at 32
+  /// the copy of a panel is paid back by the rows that read it from a
+  /// contiguous buffer; how much depends on the machine (on one with a small
+  /// L2 the copy did not pay at M = 64).
   long min_column_reuse = 32;
   /// Pack only operands whose rows in memory are a multiple of this many bytes
   /// apart (cache-set conflicts: 1024 catches power-of-two leading dimensions);

@@ -127,8 +127,8 @@ double full_fraction(long e, long t) {
 /// operand per column block plus the broadcast row value in the register
 /// file, full tiles preferred. (Without the row value's register, 7 x 4
 /// accumulators + 4 operands filled all 32: the k loop spilled and rotated
-/// its accumulators through moves; ResNet's 1x1 and 3x3 convs ran 7-10 per
-/// cent slower, conv3 1.52 vs 1.35 ms.)
+/// its accumulators through moves, and ResNet's 1x1 and 3x3 convs ran
+/// measurably slower.)
 std::pair<long, long> choose_blocked_tile(const CpuTarget &t, long vv, long er, long eu, long unroll) {
   std::pair<long, long> best{1, 1};
   double best_score = -1;
@@ -232,13 +232,11 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
   long mr = o.unroll > 0 ? o.unroll : std::clamp((t.vector_registers - nvec - 1) / nvec, 1L, 8L);
   // Rows of symbolic extent (a batch dimension) with 16 registers: a power
   // of two, which the usual batch sizes fill with whole tiles; the leftover
-  // rows run in a tile of their own. The MLP at N = 64 / 16 / 1 on AVX2:
-  // 4 rows 0.648 / 0.163 / 0.040 ms, 6 rows 0.703 / 0.211 / 0.045 (N = 48:
-  // equal), measured before specialize_remainders made that tile
-  // straight-line code. With 32 registers (AVX-512) the rows stay 6, and
-  // the leftover tile is specialized: fc1 + fc2 at N = 64 / 16 / 37 on
-  // the Intel Xeon (AVX-512) 0.453 / 0.136 / 0.286 ms with 4 rows, 0.410 / 0.120 /
-  // 0.258 with 6 (N = 1: equal).
+  // rows run in a tile of their own. With AVX2, 4 rows beat 6 on the MLP
+  // at the usual batch sizes (measured before specialize_remainders made
+  // the leftover tile straight-line code). With 32 registers (AVX-512) the
+  // rows stay 6, and the leftover tile is specialized: 6 rows then beat 4
+  // at every batch size measured.
   auto symbolic = [&](int d) {  // the values of dimension d depend on the parameters
     isl::set one = dimension_values(*s, d);
     return !one.is_equal(one.project_out_all_params().intersect_params(one.params()));
@@ -278,15 +276,14 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     // reduction) is read from L2 once per row tile; splitting the reduction
     // for L1 would only add accumulator loads and stores.
     // So do weights laid out in panels (the k rows of a panel are one
-    // stream): blocks of up to 768, or the whole reduction up to 1024.
-    // BERT's layer 11.32 -> 10.90 ms (attn_out 0.925 -> 0.860, ffn_in 3.77
-    // -> 3.60, ffn_out with blocks of 768 3.64 -> 3.59, with 1024 it had
-    // been 4.28); minima of interleaved runs, one thread, AVX2.
+    // stream): blocks of up to 768, or the whole reduction up to 1024
+    // (longer blocks had made BERT's ffn_out slower; a reduction of 3072 in
+    // blocks of 768 is faster than in blocks of 1024).
     const bool panels = std::any_of(s->reads.begin(), s->reads.end(),
                                     [&](const ScopAccess &r) { return reads_in_panels(*s, r, roles->v, nr); });
     const long ek = ext[static_cast<std::size_t>(roles->red0)];
     std::vector<long> ks = ladder(ek, 16, panels ? 768 : 512);
-    if (panels && ek > 768 && ek <= 1024) ks.insert(ks.begin(), ek);  // the MLP's 784: fc1 0.536 ms whole, 0.575 in two
+    if (panels && ek > 768 && ek <= 1024) ks.insert(ks.begin(), ek);  // the MLP's 784: faster whole than in two
     long kc = fit(ks,
                   [&](long c) { return fp(base, roles->red0, c); },
                   roles->u >= 0 || panels ? t.l2_bytes / 2 : t.l1_bytes);
@@ -306,27 +303,23 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     // the parallelism, so each panel of the vector operand is read (and
     // packed) once rather than once per row tile. Their number: multiples of
     // twice the cores, as few as keep a cache tile (the operand's kc x nc
-    // block, the accumulators' rows) within a third of L2
-    // (M = 64, N = 3072, K = 768 on 1 MiB: 768 columns 3.33 ms, 384: 3.12,
-    // 256: 2.99, min of 7; 2 threads 1.65 / 1.56 / 1.52 at 768 / 384 / 192),
-    // and whose count after rounding to whole register tiles still divides
-    // among the cores (3136 columns in 448-column tiles are 7: two threads
-    // 0.114 ms against 0.106 for MobileNetV2's project). Few rows: at most
-    // 16 register tiles per core (192 rows at 6 rows, 2 cores; a symbolic
-    // batch of at most 128 at 4 rows). One thread, interleaved, Intel Xeon:
-    // the MLP at N = 64 0.726 -> 0.557 ms (its 64 rows had been split into
-    // 16-row tiles, each reading the weights from L2, unpacked), 128 x 768 x
-    // 768 1.88 -> 1.38, 192 x 512 x 784 1.73 -> 1.39; ResNet's conv3 (256
-    // rows, K = 64) keeps row tiles: with columns it went 1.01 -> 1.12.
+    // block, the accumulators' rows) within a third of L2 (smaller column
+    // tiles were faster at M = 64, N = 3072, K = 768 with 1 MiB of L2), and
+    // whose count after rounding to whole register tiles still divides
+    // among the cores (an odd count leaves one core idle at the end, as 3136
+    // columns in 448-column tiles did for MobileNetV2's project). Few rows:
+    // at most 16 register tiles per core (192 rows at 6 rows, 2 cores; a
+    // symbolic batch of at most 128 at 4 rows). Before, the MLP's 64 rows
+    // were split into 16-row tiles, each reading the weights from L2,
+    // unpacked; ResNet's conv3 (256 rows, K = 64) keeps row tiles: column
+    // tiles made it slower.
     long par_cols = 0;
     // Weights in panels of two cache lines or more a k row (AVX-512's 64
     // columns): one panel a column tile, when the panels divide among the
     // cores. The first tile's panels come cold from L3 (the micro-kernel
     // prefetches each next tile's, not the first), so smaller tiles leave
-    // less of them cold: the MLP's fc1 (64 x 784 x 512, 4 tiles of 2 panels
-    // -> 8 of 1) 0.325-0.331 -> 0.310 ms, 64 x 768 x 768 0.524 -> 0.506,
-    // 64 x 3072 x 768 1.01x, 64 x 768 x 3072 1.00x (tile hints, alternated,
-    // one thread, Intel Xeon). AVX2's 16-column panels keep the rule below.
+    // less of them cold (the MLP's fc1, 64 x 784 x 512, goes from 4 tiles
+    // of 2 panels to 8 of 1). AVX2's 16-column panels keep the rule below.
     const long panel_count = panels && panel_row_spans_lines(nr, 4) && ecols < (1 << 30) ? (ecols + nr - 1) / nr : 0;
     if (few_tiles && roles->u < 0 && er <= 16L * t.cores * mr && panel_count >= 2L * t.cores &&
         panel_count % t.cores == 0 && ecols % nr == 0) {
@@ -347,9 +340,9 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
     // Every register row of the cache tile sweeps its columns: the vector
     // operand's kc x nc panel (with one row strip's operands) stays within
     // three quarters of L2, or each strip would read it again from L3; the
-    // columns split into tiles of equal width. With 512 KiB of L2 (AMD Zen
-    // 3), 1024^3 had taken all 1024 columns (a 1 MiB panel, too large to
-    // pack): 26 GFLOP/s, against 67 with 256-column packed panels.
+    // columns split into tiles of equal width. With 512 KiB of L2, 1024^3
+    // had taken all 1024 columns (a 1 MiB panel, too large to pack) and ran
+    // at well under half the speed of 256-column packed panels.
     if (mc > mr && par_cols == 0 && ecols < (1 << 30)) {
       std::vector<long> strip = base;
       strip[static_cast<std::size_t>(roles->r)] = mr;

@@ -147,12 +147,11 @@ WindowTile choose_tile(const Window &w, const WindowTileOptions &o) {
   long ev = extent(w.s->domain, w.v), er = w.r >= 0 ? extent(w.s->domain, w.r) : 1;
   long lanes = o.vectorize && w.unit ? std::max(1, c.vector_lanes) : 1;
   long regs = std::max(8, c.vector_registers);
-  // Accumulators: 12, a third of the registers with 32 (measured on the
-  // 3x3 depthwise conv at 56x56: 12 beat 24, which spills once the window's
-  // input rows are live too) and three quarters with 16 (AVX2 on AMD Zen 3,
-  // 144 channels at 56x56: 2 rows x 2 vectors 0.32 ms, 4 x 2 0.24 (medians
-  // of 5), 6 x 2 0.20 against 4 x 2's 0.23 (minima of 5 interleaved runs),
-  // despite a few spills: two FMA pipes of latency 4 want 8+ chains).
+  // Accumulators: 12, a third of the registers with 32 (on the 3x3
+  // depthwise conv at 56x56 12 beat 24, which spills once the window's
+  // input rows are live too) and three quarters with 16 (with AVX2, 6 rows
+  // x 2 vectors beat 4 x 2 and 2 x 2 despite a few spills: two FMA pipes of
+  // latency 4 want 8+ independent chains).
   long budget = 12;
   long units;                                 // registers one row of the tile takes
   if (lanes > 1 && (ev < 0 || ev >= lanes)) {
@@ -171,8 +170,8 @@ WindowTile choose_tile(const Window &w, const WindowTileOptions &o) {
   } else if (long halo = w.input_row >= 0 ? extent(w.s->domain, w.input_row) - 1 : 0; halo > 0 && er > 0) {
     // A tile of r rows loads r + halo input rows: the fewest input rows
     // over the whole extent, a partial last tile included (28 rows: 6-row
-    // tiles load 4 x 8 + 6 = 38, 4-row tiles 7 x 6 = 42; the rows above,
-    // 2, 4 and 6 rows at 0.32, 0.24 and 0.20 ms, go as r + 2 per r).
+    // tiles load 4 x 8 + 6 = 38, 4-row tiles 7 x 6 = 42; the measured times
+    // of 2, 4 and 6 rows above follow (r + 2) / r).
     long best = -1;
     for (long rr = 1; rr <= 8 && rr * units <= std::max(budget, units) && rr <= er; ++rr) {
       long loads = er / rr * (rr + halo) + (er % rr ? er % rr + halo : 0);
@@ -343,8 +342,8 @@ isl::schedule_node build_tile(isl::schedule_node node, const Window &w, const Wi
   // then kw, in the same order.
   // Stride 1 only (window_of): with stride 2 each input row 2h + kh feeds
   // one or two output rows and the strided loads' shuffles are not shared
-  // any better, while the rows' promoted loops multiply (measured on 96
-  // channels, 112 -> 56: 0.36 vs 0.26 ms).
+  // any better, while the rows' promoted loops multiply (input-row order
+  // was measured slower on a stride-2 depthwise conv).
   bool by_input_row = t.unrolled && tile_r && er > 0 && w.input_row >= 0;
   if (by_input_row) {
     auto b = insert_band(node, {member(s, x(w.r) + " + " + x(w.input_row))}, {false}).as<isl::schedule_node_band>();
@@ -371,10 +370,9 @@ isl::schedule_node build_tile(isl::schedule_node node, const Window &w, const Wi
 /// while its rows are in L1: as a second pass over every channel the
 /// remainder read the band from L3 again): tiled like the strips when
 /// they make a narrower vector (8 columns: rows unrolled, window loops
-/// unrolled, the accumulators in registers; 0.095 -> 0.089 ms on 144
-/// channels 56x56), else rows and window loops not unrolled (the backend
-/// keeps the few accumulators in registers across the innermost window
-/// loop), so the scalar remainder stays small code.
+/// unrolled, the accumulators in registers), else rows and window loops
+/// not unrolled (the backend keeps the few accumulators in registers across
+/// the innermost window loop), so the scalar remainder stays small code.
 /// Fewest columns the backend runs as one (SSE-width) vector.
 constexpr long kMinVectorColumns = 4;
 
