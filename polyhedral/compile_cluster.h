@@ -1,9 +1,12 @@
-// The polyhedral layer's facade: one cluster of a graph -> SCoP ->
-// dependences -> schedule -> LKernel, with every stage's text.
+// The polyhedral layer's facade: one cluster of a graph through the
+// target's pass table (pipeline/cpu_pipeline.h): SCoP -> dependences ->
+// schedule -> LKernel, with every stage's text and every pass's record.
 #pragma once
 
 #include "polyhedral/ast/loop_ast.h"
-#include "polyhedral/target/cpu_target.h"
+#include "polyhedral/pipeline/pass.h"
+#include "polyhedral/pipeline/poly_options.h"
+#include "polyhedral/pipeline/run_passes.h"
 
 #include <atoll/graph.h>
 
@@ -13,55 +16,6 @@
 #include <vector>
 
 namespace atl::poly {
-
-struct PolyOptions {
-  /// "isl" (default), "feautrier", "pluto" (schedule_pluto), "given" (uses `tree`).
-  std::string scheduler = "isl";
-  std::string tree;                   ///< isl YAML schedule tree for "given"
-  unsigned long quota = 2'000'000;    ///< isl operations per scheduler attempt (0 = none)
-  double schedule_seconds = 10;       ///< wall-clock seconds per isl scheduler attempt or Pluto search (0 = none)
-  bool allow_reassociation = true;    ///< relax reductions (see deps/dependences.h)
-  bool parallel = true, vectorize = true;
-  /// Tests: force the fallback ladder ("quota" or "all", see ScheduleOptions).
-  std::string force_fallback;
-  /// Cost-model tiling for the CPU (transforms/tile_for_cpu): cache tiles,
-  /// register micro-tile, vector columns. Not applied to a given tree.
-  bool tile = true;
-  /// The `tile` hint: cache tile sizes per domain dimension of the main
-  /// statement (0 = not tiled); empty = the cost model decides.
-  std::vector<long> tile_sizes;
-  /// Fuse sibling loop nests that pass data on their outer loops
-  /// (transforms/fuse_sibling_bands). Not applied to a given tree.
-  bool fuse_bands = true;
-  /// Array contraction (transforms/contract_arrays): temporaries used within
-  /// one iteration of an outer loop nest become local buffers.
-  bool contract = true;
-  /// Cheap elementwise producers of cluster temporaries recomputed in their
-  /// readers (transforms/inline_producers).
-  bool inline_producers = true;
-  /// A positive constant factor taken out of max and min reductions into
-  /// their readers (transforms/factor_reduction_scale; exact).
-  bool factor_scales = true;
-  /// Exps of a value minus its own maximum marked as never taking +inf
-  /// (transforms/bound_shifted_exps; the backend drops a clamp).
-  bool bound_exps = true;
-  /// In-place epilogues (transforms/reuse_temporaries): a temporary whose only
-  /// reader is an elementwise statement takes the storage that statement writes.
-  bool reuse_temporaries = true;
-  /// Packing (transforms/pack_tiles): a cache tile's panel of a GEMM operand
-  /// copied into a local buffer where the cost model says it pays.
-  bool pack = true;
-  /// Guard versioning (transforms/version_guards): a register tile whose
-  /// guarded reads are all in bounds runs a copy without guards.
-  bool version_guards = true;
-  long unroll = 0;   ///< the `unroll` hint: register-tile rows (0 = cost model, 1 = no unroll-and-jam)
-  /// The sizes come from the `tile` hint: one per dimension of the main
-  /// statement, which must be a contraction (else an error naming the hint);
-  /// without it a short list repeats its last size (tests, the API).
-  bool tile_hint = false;
-  bool unroll_loops = true;  ///< false (`unroll: false`): no loop is unrolled (window taps, register tiles)
-  CpuTarget target = host_target();  ///< caches, vector width, cores (tests override)
-};
 
 struct ClusterResult {
   std::string name;              ///< the cluster (its first node's name)
@@ -73,13 +27,19 @@ struct ClusterResult {
   std::string ast_text;          ///< explain --stage ast
   LKernel kernel;
   std::vector<std::string> fallbacks;                  ///< for report.json
-  std::vector<std::pair<std::string, double>> timings_ms;  ///< per stage
+  std::vector<std::pair<std::string, double>> timings_ms;  ///< per level (scop, deps, schedule, ast)
   std::map<std::string, std::string> array_of_tensor;  ///< graph tensor -> kernel array
   /// Nodes whose statements were inlined (transforms/inline_producers) ->
   /// a node of the cluster whose statements now compute their values.
   std::map<std::string, std::string> inlined;
-  /// What the optimizer did (--stats), e.g. bands_tiled, loops_vectorized, arrays_promoted.
+  /// What the optimizer did (--stats), e.g. bands_tiled, loops_vectorized,
+  /// summed over the passes (each pass's own counts are in `passes`).
   std::map<std::string, long> stats;
+  /// Every pass of the table in order: run or skipped, changed, rejected
+  /// (with the violated dependence), its time and statistics.
+  std::vector<PassRecord> passes;
+  /// The IR after the passes PolyOptions::print_after names.
+  std::vector<PrintedPass> printed;
 };
 
 /// Compiles one cluster (nodes in graph order) of a finalized graph. Throws

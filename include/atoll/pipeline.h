@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,8 @@ struct PipelineOptions {
   std::string out_dir = "atoll-out";     ///< compile: where the code goes (-o DIR)
   bool progress = false;                 ///< progress lines on standard error
   std::string scheduler;                 ///< --scheduler: overrides every graph's `scheduler` hint
+  /// --print-after: pass names (or "all") whose IR is kept in GraphResult::printed.
+  std::set<std::string> print_after;
 };
 
 /// Results of verification (cli.md, `verify`).
@@ -86,6 +89,14 @@ struct GraphResult {
   nlohmann::json manifest_kernels = nlohmann::json::array();  ///< compile: kernels for manifest.json
   std::optional<nlohmann::json> stats;  ///< with --stats: what the optimizer did
   std::optional<MemoryResult> memory;   ///< once compiled: the arena plan
+  /// Once compiled: every pass of the target's pipeline in order, summed over
+  /// the kernels (report.json `passes`: name, level, ms, how many kernels it
+  /// changed, left unchanged, skipped or was rejected for, its statistics).
+  nlohmann::json passes = nlohmann::json::array();
+  /// "CLUSTER: PASS rejected: VIOLATION", one per rejected attempt.
+  std::vector<std::string> rejected_passes;
+  /// --print-after: the IR after the named passes, per kernel.
+  std::string printed;
 };
 
 struct BatchResult {

@@ -5,6 +5,7 @@
 #include "backends/cpu/cpu_backend.h"
 #include "src/pipeline/compile_graph.h"
 #include "graph/fusion/print_clusters.h"
+#include "polyhedral/pipeline/cpu_pipeline.h"
 #include "src/runtime/version.h"
 
 #include <unistd.h>
@@ -28,18 +29,24 @@ namespace {
 const char *kUsage = R"(usage:
   atoll compile BATCH.json [--target T] [-o DIR] [--verify] [--bench] [--threads N]
                            [--param NAME=VALUE ...] [--inputs DIR] [--dump DIR]
-                           [--report FILE] [--stats] [--quiet]
+                           [--report FILE] [--stats] [--quiet] [--print-after PASSES]
   atoll run     BATCH.json [--target T] [--verify] [--bench] [--threads N]
                            [--param NAME=VALUE ...] [--inputs DIR] [--dump DIR]
-                           [--report FILE] [--stats] [--quiet]
-  atoll explain BATCH.json --graph NAME --stage STAGE [--target T] [--format text|dot]
+                           [--report FILE] [--stats] [--quiet] [--print-after PASSES]
+  atoll explain BATCH.json --graph NAME (--stage STAGE | --print-after PASSES) [--target T]
+                           [--format text|dot]
+  atoll explain --list-stages [--target T]
   atoll --help | --version
 
 options beyond cli.md: --scheduler isl|pluto|feautrier (compile, run, explain) overrides
 every graph's `scheduler` hint.
 
 targets: cpu (default), cpu-c, cuda[:sm_XX], npu[:PROFILE_OR_FILE.json]
-stages:  graph, clusters (text or --format dot), scop, deps, schedule, ast, llvm, c
+stages:  graph, clusters (text or --format dot), every pass of the target's pipeline
+         (explain --list-stages), and the aliases scop, deps, schedule, ast (the IR
+         each level ends with), llvm, c
+PASSES:  pass names separated by commas, or all: the IR after each (run and compile
+         print it on standard error; (unchanged) where the pass changed nothing)
 )";
 
 /// A misused command line: exit status 2.
@@ -49,7 +56,8 @@ struct UsageError {
 
 struct Args {
   std::string command, batch, target = "cpu", out_dir, report, graph, stage, format = "text";
-  bool verify = false, bench = false, stats = false, quiet = false;
+  bool verify = false, bench = false, stats = false, quiet = false, list_stages = false;
+  std::set<std::string> print_after;
   int threads = 0;
   std::map<std::string, std::int64_t> params;
   std::string inputs, dump, scheduler;
@@ -59,6 +67,14 @@ Args parse_args(int argc, char **argv) {
   Args a;
   if (argc < 2) throw UsageError{"missing command"};
   a.command = argv[1];
+  if (a.command == "explain" && argc >= 3 && std::string(argv[2]) == "--list-stages") {
+    a.list_stages = true;
+    for (int i = 3; i < argc; ++i) {
+      if (std::string(argv[i]) == "--target" && i + 1 < argc) a.target = argv[++i];
+      else throw UsageError{"explain --list-stages takes only --target T"};
+    }
+    return a;
+  }
   if (a.command != "compile" && a.command != "run" && a.command != "explain")
     throw UsageError{"unknown command '" + a.command + "'"};
   auto value = [&](int &i, const std::string &opt) -> std::string {
@@ -100,6 +116,16 @@ Args parse_args(int argc, char **argv) {
     else if (s == "--report" && build) a.report = value(i, s);
     else if (s == "--graph" && !build) a.graph = value(i, s);
     else if (s == "--stage" && !build) a.stage = value(i, s);
+    else if (s == "--print-after") {
+      std::string list = value(i, s);
+      std::stringstream in(list);
+      for (std::string name; std::getline(in, name, ',');) {
+        if (name != "all" && !poly::has_pass(poly::cpu_pipeline(), name))
+          throw UsageError{"--print-after: '" + name + "' is not a pass (explain --list-stages lists them)"};
+        a.print_after.insert(name);
+      }
+      if (a.print_after.empty()) throw UsageError{"--print-after needs pass names or all"};
+    }
     else if (s == "--format" && !build) {
       a.format = value(i, s);
       if (a.format != "text" && a.format != "dot") throw UsageError{"--format is text or dot"};
@@ -108,11 +134,13 @@ Args parse_args(int argc, char **argv) {
     else throw UsageError{"unexpected argument '" + s + "'"};
   }
   if (a.batch.empty()) throw UsageError{"missing BATCH.json argument"};
+  if (!a.print_after.empty() && a.command == "explain" && !a.stage.empty() && !poly::has_pass(poly::cpu_pipeline(), a.stage))
+    throw UsageError{"--print-after goes with --stage PASS or alone, not with --stage " + a.stage};
   static const std::regex target_syntax(R"((cpu|cpu-c|cuda(:sm_[0-9]+)?|npu(:.+)?))");
   if (!std::regex_match(a.target, target_syntax))
     throw UsageError{"unknown target '" + a.target + "' (expected cpu, cpu-c, cuda[:sm_XX], npu[:PROFILE_OR_FILE.json])"};
-  if (a.command == "explain" && (a.graph.empty() || a.stage.empty()))
-    throw UsageError{"explain needs --graph NAME and --stage STAGE"};
+  if (a.command == "explain" && (a.graph.empty() || (a.stage.empty() && a.print_after.empty())))
+    throw UsageError{"explain needs --graph NAME and --stage STAGE (or --print-after PASSES)"};
   return a;
 }
 
@@ -140,7 +168,7 @@ void write_file_atomic(const std::string &path, const std::string &text) {
 
 std::string format_ms(double ms) {
   std::ostringstream os;
-  os << std::fixed << std::setprecision(ms < 10 ? 2 : 1) << ms << " ms";
+  os << std::fixed << std::setprecision(ms < 0.1 ? 4 : ms < 10 ? 2 : 1) << ms << " ms";
   return os.str();
 }
 
@@ -148,7 +176,7 @@ void print_summary(const BatchResult &r) {
   std::size_t w = 5;
   for (const GraphResult &g : r.graphs) w = std::max(w, g.name.size());
   std::cout << std::left << std::setw(static_cast<int>(w) + 2) << "graph" << std::setw(9) << "kernels" << std::setw(8)
-            << "status" << std::setw(28) << "verify" << "time\n";
+            << "status" << std::setw(28) << "verify" << std::setw(12) << "compile" << "run (median)\n";
   int ok = 0, passed = 0, verified = 0;
   for (const GraphResult &g : r.graphs) {
     std::string verify = "-";
@@ -161,10 +189,12 @@ void print_summary(const BatchResult &r) {
       passed += g.verify->passed;
     }
     ok += g.ok;
-    auto total = g.stage_ms.find("total");
+    // Compile time (scheduling and code generation) and, with --bench, the
+    // kernels' median time per call: what each column measured, not their sum.
     std::cout << std::left << std::setw(static_cast<int>(w) + 2) << g.name << std::setw(9)
               << (g.kernels ? std::to_string(*g.kernels) : "-") << std::setw(8) << (g.ok ? "ok" : "error")
-              << std::setw(28) << verify << (total != g.stage_ms.end() ? format_ms(total->second) : "-") << "\n";
+              << std::setw(28) << verify << std::setw(12) << (g.compile_ms ? format_ms(*g.compile_ms) : "-")
+              << (g.bench ? format_ms(g.bench->median_ms) : "-") << "\n";
   }
   std::cout << ok << "/" << r.graphs.size() << " graphs ok";
   if (verified) std::cout << ", " << passed << "/" << verified << " verified";
@@ -213,6 +243,7 @@ int run_build(const Args &a) {
   o.inputs_dir = a.inputs;
   o.dump_dir = a.dump;
   o.scheduler = a.scheduler;
+  o.print_after = a.print_after;
   o.progress = !a.quiet && isatty(2);
   check_target(a.target);  // loads and validates an NPU target description
 
@@ -246,6 +277,8 @@ int run_build(const Args &a) {
     if (report_path.empty()) report_path = dir + "/report.json";
   }
   if (!report_path.empty()) write_file_atomic(report_path, json_text(report_json(result)));
+  for (const GraphResult &g : result.graphs)
+    if (!g.printed.empty()) std::cerr << "// graph " << g.name << "\n" << g.printed;
   if (!result.error) print_summary(result);
   return result.exit_status();
 }
@@ -316,6 +349,69 @@ void print_polyhedral_parts(std::ostream &os, const Graph &graph, const Args &a)
   }
 }
 
+/// Whether `target` has the passes of `level` (a target without code
+/// generation has the SCoP and its dependences only).
+bool target_has_level(const std::string &target, poly::Level level) {
+  return codegen_available(target) || level == poly::Level::Scop || level == poly::Level::Dependences;
+}
+
+/// explain --list-stages: the stages of a target in order, one a line, its
+/// name first, then its level and what it does.
+int run_list_stages(const Args &a) {
+  check_target(a.target);
+  auto line = [](const std::string &name, const std::string &level, const std::string &what) {
+    std::cout << std::left << std::setw(24) << name << std::setw(10) << level << what << "\n";
+  };
+  line("graph", "graph", "the graph as given, then as simplified (graph/passes)");
+  line("clusters", "graph", "the operators fused into clusters, one kernel each (graph/fusion)");
+  bool cut = false;
+  for (const poly::Pass &p : poly::cpu_pipeline()) {
+    if (!target_has_level(a.target, p.level)) {
+      cut = true;
+      continue;
+    }
+    line(p.name, poly::level_name(p.level), p.description);
+  }
+  if (cut) {
+    std::cout << "# target " << a.target << ": code generation is not available yet; the passes after dependences "
+              << "do not run for it\n";
+  } else {
+    line("llvm", "code", "LLVM IR of the kernels (target cpu)");
+    line("c", "code", "C of the kernels (target cpu-c)");
+  }
+  std::cout << "# aliases: scop (after coalesce_dims, the last SCoP pass), deps (dependences), schedule (the tree "
+               "after the last schedule pass, without packing's copies), ast (after the last AST pass)\n";
+  return 0;
+}
+
+/// The IR after passes of the CPU pipeline, per cluster: `--stage PASS`
+/// (always printed) or `--print-after PASSES` ("(unchanged)" where the
+/// pass changed nothing).
+int explain_passes(const Args &a, const Graph &graph, bool pass_stage) {
+  std::set<std::string> wanted = a.print_after;
+  if (pass_stage) wanted.insert(a.stage);
+  for (const poly::Pass &p : poly::cpu_pipeline())
+    if ((wanted.count(p.name) || (wanted.count("all") && codegen_available(a.target))) &&
+        !target_has_level(a.target, p.level))
+      throw UserError("target " + a.target + ": code generation is not available yet, so pass '" + p.name +
+                      "' does not run for it (explain --list-stages --target " + a.target + ")");
+  CompileOptions co;
+  co.target = a.target;
+  co.scheduler = a.scheduler;
+  co.print_after = wanted;
+  ScheduledGraph scheduled = schedule_graph(graph, co);
+  print_compiled_header(std::cout, graph, scheduled);
+  for (const auto &c : scheduled.clusters) {
+    std::cout << "// cluster " << c.name << "\n";
+    for (const poly::PrintedPass &p : c.printed) {
+      if (!target_has_level(a.target, p.level)) continue;
+      const bool full = pass_stage && p.pass == a.stage;
+      std::cout << printed_pass_text(p, full);
+    }
+  }
+  return 0;
+}
+
 /// Prints one stage of one graph (cli.md, `explain`). Every stage after
 /// `graph` shows what compile and run compile: the graph as prepare_graph
 /// simplifies it, its clusters, each cluster through schedule_graph.
@@ -333,15 +429,18 @@ int run_explain(const Args &a) {
   if (!entry) throw UserError("unknown graph '" + a.graph + "'; the batch has: " + names);
   if (entry->error) throw *entry->error;
   const Graph &graph = *entry->graph;
-  if (std::find(stages.begin(), stages.end(), a.stage) == stages.end()) {
+  const poly::PassTable &table = poly::cpu_pipeline();
+  const bool pass_stage = !a.stage.empty() && poly::has_pass(table, a.stage);
+  if (!a.stage.empty() && !pass_stage && std::find(stages.begin(), stages.end(), a.stage) == stages.end()) {
     std::string list;
     for (const std::string &s : stages) list += (list.empty() ? "" : ", ") + s;
     bool is_later = std::find(later.begin(), later.end(), a.stage) != later.end();
     throw UserError((is_later ? "stage '" + a.stage + "' does not exist yet" : "unknown stage '" + a.stage + "'") +
-                    "; available stages: " + list);
+                    "; available stages: " + list + " and the passes that explain --list-stages lists");
   }
   if (a.format == "dot" && a.stage != "graph" && a.stage != "clusters")
     throw UsageError{"--format dot exists for --stage graph and --stage clusters only"};
+  if (a.stage.empty() || pass_stage) return explain_passes(a, graph, pass_stage);
   if (a.stage == "graph") {
     // The graph as given (Graphviz: that alone); text: then what compile
     // and run compile instead, when simplification changed it.
@@ -422,6 +521,7 @@ int main(int argc, char **argv) {
   }
   try {
     Args a = parse_args(argc, argv);
+    if (a.list_stages) return run_list_stages(a);
     return a.command == "explain" ? run_explain(a) : run_build(a);
   } catch (const UsageError &e) {
     std::cerr << "atoll: " << e.message << "\n" << kUsage;

@@ -17,6 +17,7 @@ poly::PolyOptions cluster_options(const Graph &graph, const std::string &cluster
                                   const CompileOptions &options) {
   const ScheduleHints &h = graph.schedule;
   poly::PolyOptions o;
+  o.print_after = options.print_after;
   o.scheduler = !options.scheduler.empty() ? options.scheduler : !h.scheduler.empty() ? h.scheduler : "isl";
   if (h.vectorize) o.vectorize = *h.vectorize;
   if (h.parallel) o.parallel = *h.parallel;

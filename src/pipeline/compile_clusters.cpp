@@ -55,6 +55,17 @@ void check_tile_keys(const Graph &graph, const std::vector<std::vector<NodeId>> 
 
 }  // namespace
 
+std::string printed_pass_text(const poly::PrintedPass &p, bool full) {
+  using R = poly::PassRecord::Result;
+  std::string head = "// after " + p.pass;
+  if (p.result == R::Skipped) head += " (not run)";
+  else if (p.result == R::Rejected) head += " (rejected, unchanged)";
+  else if (p.unchanged) head += " (unchanged)";
+  head += "\n";
+  if (!full && (p.unchanged || p.result == R::Skipped)) return head;
+  return head + p.text;
+}
+
 ScheduledGraph schedule_graph(const Graph &graph, const CompileOptions &options) {
   auto t0 = Clock::now();
   ScheduledGraph out;

@@ -30,7 +30,14 @@ struct CompileOptions {
   /// "cpu-c"). False: schedule and lower to loop ASTs only, for callers that
   /// write files from them (`atoll compile` without --verify or --bench).
   bool executable = true;
+  /// Passes whose IR is kept after they run (poly::PolyOptions::print_after).
+  std::set<std::string> print_after;
 };
+
+/// One pass's IR as --print-after and explain print it: a header line
+/// ("// after NAME", with "(unchanged)", "(rejected)" or "(not run)"),
+/// then the text, which `full` = false leaves out where it did not change.
+std::string printed_pass_text(const poly::PrintedPass &p, bool full);
 
 /// How the polyhedral layer laid out one cluster: which of its operators
 /// share an outermost loop nest of the kernel's loop AST. A cluster of

@@ -51,6 +51,8 @@ nlohmann::json report_json(const BatchResult &r) {
     for (const auto &[stage, ms] : g.stage_ms) stages[stage] = ms;
     j["stage_ms"] = stages;
     j["fallbacks"] = g.fallbacks;
+    j["passes"] = g.passes;
+    j["rejected_passes"] = g.rejected_passes;
     if (g.verify) {
       json v = json::object();
       v["passed"] = g.verify->passed;

@@ -383,6 +383,36 @@ void record_memory(const Graph &graph, const CompiledGraph &compiled, const Pipe
   r.memory = m;
 }
 
+/// The passes of the kernels' pipelines, summed by pass in table order
+/// (report.json `passes`), the rejected ones with the dependence they broke,
+/// and the IR that --print-after asked for.
+void record_passes(const CompiledGraph &compiled, GraphResult &r) {
+  std::vector<std::string> order;
+  std::map<std::string, nlohmann::json> by_name;
+  for (const poly::ClusterResult &c : compiled.clusters) {
+    for (const poly::PassRecord &p : c.passes) {
+      auto [it, fresh] = by_name.try_emplace(p.name);
+      nlohmann::json &j = it->second;
+      if (fresh) {
+        order.push_back(p.name);
+        j = {{"name", p.name}, {"level", poly::level_name(p.level)}, {"ms", 0.0}, {"changed", 0}, {"unchanged", 0},
+             {"skipped", 0}, {"rejected", 0}, {"stats", nlohmann::json::object()}};
+      }
+      j["ms"] = j["ms"].get<double>() + p.ms;
+      j[poly::result_name(p.result)] = j[poly::result_name(p.result)].get<long>() + 1;
+      for (const auto &[what, n] : p.stats) j["stats"][what] = j["stats"].value(what, 0L) + n;
+      for (const std::string &why : p.rejections)
+        r.rejected_passes.push_back(c.name + ": " + p.name + " rejected: " + why);
+    }
+    if (!c.printed.empty()) {
+      r.printed += "// cluster " + c.name + "\n";
+      for (const poly::PrintedPass &p : c.printed) r.printed += printed_pass_text(p, false);
+    }
+  }
+  r.passes = nlohmann::json::array();
+  for (const std::string &name : order) r.passes.push_back(by_name[name]);
+}
+
 /// The parallel phase: everything up to code generation (and, for compile,
 /// the files). Returns the compiled code when there is more to do.
 std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const PipelineOptions &o, GraphResult &r,
@@ -403,6 +433,7 @@ std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const Pipeli
   CompileOptions co;
   co.target = o.target;
   co.scheduler = o.scheduler;
+  co.print_after = o.print_after;
   // `compile` without --verify or --bench runs nothing: it writes the code
   // from the loop ASTs and needs no in-memory build (JIT).
   const bool compile_only = o.mode == PipelineOptions::Mode::Compile && !o.verify && !o.bench;
@@ -412,10 +443,15 @@ std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const Pipeli
   r.compile_ms = compiled.compile_ms;
   r.fallbacks = compiled.fallbacks;
   for (const auto &[stage, ms] : compiled.stage_ms) r.stage_ms[stage] += ms;
-  if (r.stats) {  // what the optimizer did, summed over the kernels
+  record_passes(compiled, r);
+  if (r.stats) {  // what the optimizer did, summed over the kernels, and per pass
     for (const auto &c : compiled.clusters)
       for (const auto &[what, count] : c.stats) (*r.stats)[what] = (*r.stats).value(what, 0L) + count;
     (*r.stats)["clusters_split"] = clusters_split(compiled.layouts);
+    nlohmann::json per_pass = nlohmann::json::object();
+    for (const nlohmann::json &p : r.passes)
+      if (!p["stats"].empty()) per_pass[p["name"].get<std::string>()] = p["stats"];
+    (*r.stats)["passes"] = per_pass;
   }
   record_memory(graph, compiled, o, r);
   r.manifest_kernels = kernel_layouts(compiled);

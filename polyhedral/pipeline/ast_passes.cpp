@@ -1,0 +1,106 @@
+// The loop-AST passes (see passes.h).
+#include "polyhedral/pipeline/cluster_state.h"
+#include "polyhedral/pipeline/passes.h"
+
+#include "polyhedral/ast/build_ast.h"
+#include "polyhedral/transforms/contract_arrays.h"
+#include "polyhedral/transforms/reuse_temporaries.h"
+#include "polyhedral/transforms/specialize_remainders.h"
+#include "polyhedral/transforms/version_guards.h"
+
+namespace atl::poly::passes {
+
+// From the packed tree when there is one (its copy statements become loops
+// filling the local buffers).
+const Pass build_ast = {
+    "build_ast", Level::Ast, "isl's AST as the loop AST, with parallel, vector and unroll marks",
+    [](const ClusterState &) { return true; },
+    [](ClusterState &s, int) {
+      AstOptions a;
+      a.parallel = s.options.parallel;
+      a.vectorize = s.options.vectorize;
+      a.unroll = s.options.unroll_loops;
+      a.packs = s.packs;
+      s.kernel = poly::build_ast(s.scop, s.deps, s.packed ? *s.packed : s.schedule, a);
+      if (s.options.vectorize) s.kernel.vector_lanes = s.options.target.vector_lanes;
+      s.has_kernel = true;
+      return PassOutcome{true, {}, false, {}};
+    }};
+
+// Padding guards only where a tile reaches past an edge: a register tile
+// whose guarded reads are all in bounds runs a copy without guards.
+const Pass version_guards = {
+    "version_guards", Level::Ast, "register tiles whose guarded reads are in bounds run without guards",
+    [](const ClusterState &s) { return s.options.tile && s.options.version_guards; },
+    [](ClusterState &s, int) {
+      PassOutcome out;
+      VersionGuardsResult v = poly::version_guards(s.kernel);
+      if (v.tiles <= 0) return out;
+      out.changed = true;
+      out.stats["tiles_versioned"] = v.tiles;
+      out.stats["reads_unguarded"] = v.loads;
+      return out;
+    }};
+
+// A remainder tile of run-time size (rows of a symbolic batch) as one
+// straight-line copy per size, so that its accumulators stay in registers.
+const Pass specialize_remainders = {
+    "specialize_remainders", Level::Ast, "remainder tiles of run-time size as one copy per size",
+    [](const ClusterState &s) { return s.options.tile; },
+    [](ClusterState &s, int) {
+      PassOutcome out;
+      SpecializeResult sp = poly::specialize_remainders(s.kernel);
+      if (sp.regions <= 0) return out;
+      out.changed = true;
+      out.stats["remainders_specialized"] = sp.regions;
+      out.stats["remainder_copies"] = sp.copies;
+      return out;
+    }};
+
+// Contraction runs before in-place reuse: where both apply, a compact
+// private buffer keeps the temporary in cache better than the reader's
+// storage (a blocked convolution's channel blocks lie far apart), and reuse
+// takes what is left. Except that a temporary which can share its reader's
+// storage stays out of private buffers larger than L1 (the tile would store
+// every element twice: to the buffer its epilogue reads and to the output),
+// and out of private buffers at any size when a window tile runs its
+// epilogue inside (the plane is then stored twice even in L1).
+const Pass contract_arrays = {
+    "contract_arrays", Level::Ast, "temporaries used within one iteration of an outer loop made local",
+    [](const ClusterState &s) { return s.options.contract; },
+    [](ClusterState &s, int) {
+      ContractOptions co;
+      if (s.options.reuse_temporaries) {
+        LKernel trial = s.kernel;
+        for (const auto &[temporary, target] : poly::reuse_temporaries(s.scop, trial).reused)
+          co.in_place.insert(temporary);
+        const PassRecord *w = s.record("tile_window_for_cpu");
+        const bool window_epilogue =
+            w && w->result == PassRecord::Result::Changed && w->stats.count("statements_in_tiles");
+        co.in_place_max_bytes = window_epilogue ? 0 : s.options.target.l1_bytes;
+      }
+      PassOutcome out;
+      ContractResult c = poly::contract_arrays(s.kernel, co);
+      if (c.arrays.empty()) return out;
+      out.changed = true;
+      out.stats["arrays_contracted"] = static_cast<long>(c.arrays.size());
+      out.stats["contracted_bytes_saved"] = static_cast<long>(c.bytes_before - c.bytes_after);
+      return out;
+    }};
+
+// In-place epilogues: a temporary whose only reader is an elementwise
+// statement takes the storage that statement writes.
+const Pass reuse_temporaries = {
+    "reuse_temporaries", Level::Ast, "temporaries stored in their elementwise reader's output",
+    [](const ClusterState &s) { return s.options.reuse_temporaries; },
+    [](ClusterState &s, int) {
+      PassOutcome out;
+      ReuseResult u = poly::reuse_temporaries(s.scop, s.kernel);
+      if (u.reused.empty()) return out;
+      out.changed = true;
+      out.stats["temporaries_reused"] = static_cast<long>(u.reused.size());
+      out.stats["reused_bytes_saved"] = static_cast<long>(u.bytes_saved);
+      return out;
+    }};
+
+}  // namespace atl::poly::passes

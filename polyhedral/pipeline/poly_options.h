@@ -1,0 +1,66 @@
+// The options of the polyhedral layer for one cluster: the scheduler, and
+// which passes of the pipeline run and how (from the graph's hints and the
+// command line, src/pipeline/cluster_options.cpp).
+#pragma once
+
+#include "polyhedral/target/cpu_target.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace atl::poly {
+
+struct PolyOptions {
+  /// "isl" (default), "feautrier", "pluto" (schedule_pluto), "given" (uses `tree`).
+  std::string scheduler = "isl";
+  std::string tree;                   ///< isl YAML schedule tree for "given"
+  unsigned long quota = 2'000'000;    ///< isl operations per scheduler attempt (0 = none)
+  double schedule_seconds = 10;       ///< wall-clock seconds per isl scheduler attempt or Pluto search (0 = none)
+  bool allow_reassociation = true;    ///< relax reductions (see deps/dependences.h)
+  bool parallel = true, vectorize = true;
+  /// Tests: force the fallback ladder ("quota" or "all", see ScheduleOptions).
+  std::string force_fallback;
+  /// Cost-model tiling for the CPU (transforms/tile_for_cpu): cache tiles,
+  /// register micro-tile, vector columns. Not applied to a given tree.
+  bool tile = true;
+  /// The `tile` hint: cache tile sizes per domain dimension of the main
+  /// statement (0 = not tiled); empty = the cost model decides.
+  std::vector<long> tile_sizes;
+  /// Fuse sibling loop nests that pass data on their outer loops
+  /// (transforms/fuse_sibling_bands). Not applied to a given tree.
+  bool fuse_bands = true;
+  /// Array contraction (transforms/contract_arrays): temporaries used within
+  /// one iteration of an outer loop nest become local buffers.
+  bool contract = true;
+  /// Cheap elementwise producers of cluster temporaries recomputed in their
+  /// readers (transforms/inline_producers).
+  bool inline_producers = true;
+  /// A positive constant factor taken out of max and min reductions into
+  /// their readers (transforms/factor_reduction_scale; exact).
+  bool factor_scales = true;
+  /// Exps of a value minus its own maximum marked as never taking +inf
+  /// (transforms/bound_shifted_exps; the backend drops a clamp).
+  bool bound_exps = true;
+  /// In-place epilogues (transforms/reuse_temporaries): a temporary whose only
+  /// reader is an elementwise statement takes the storage that statement writes.
+  bool reuse_temporaries = true;
+  /// Packing (transforms/pack_tiles): a cache tile's panel of a GEMM operand
+  /// copied into a local buffer where the cost model says it pays.
+  bool pack = true;
+  /// Guard versioning (transforms/version_guards): a register tile whose
+  /// guarded reads are all in bounds runs a copy without guards.
+  bool version_guards = true;
+  long unroll = 0;   ///< the `unroll` hint: register-tile rows (0 = cost model, 1 = no unroll-and-jam)
+  /// The sizes come from the `tile` hint: one per dimension of the main
+  /// statement, which must be a contraction (else an error naming the hint);
+  /// without it a short list repeats its last size (tests, the API).
+  bool tile_hint = false;
+  bool unroll_loops = true;  ///< false (`unroll: false`): no loop is unrolled (window taps, register tiles)
+  CpuTarget target = host_target();  ///< caches, vector width, cores (tests override)
+  /// Passes whose output is kept as text (ClusterResult::printed): pass
+  /// names of the target's table, or "all" (explain --stage, --print-after).
+  std::set<std::string> print_after;
+};
+
+}  // namespace atl::poly
