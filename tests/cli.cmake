@@ -56,9 +56,9 @@ foreach(batch random_graphs op_regressions low_precision)
     set_tests_properties(cli.verify.${batch}.${target} PROPERTIES LABELS "cli;src" TIMEOUT 600)
   endforeach()
 endforeach()
-add_test(NAME cli.verify.low_precision.npu
-  COMMAND $<TARGET_FILE:atoll> run ${CMAKE_CURRENT_SOURCE_DIR}/data/low_precision.json --verify --target npu --quiet)
-set_tests_properties(cli.verify.low_precision.npu PROPERTIES LABELS "cli;src" TIMEOUT 600)
+add_test(NAME cli.verify.low_precision.definitions
+  COMMAND $<TARGET_FILE:atoll> run ${CMAKE_CURRENT_SOURCE_DIR}/data/low_precision.json --verify-definitions --quiet)
+set_tests_properties(cli.verify.low_precision.definitions PROPERTIES LABELS "cli;src" TIMEOUT 600)
 
 # run without --verify/--bench, --dump/--inputs round trips (bf16, names that
 # are not file names), run-time Gather indices out of range, and the objects

@@ -207,7 +207,7 @@ private:
     if (level == kLevels) return unary();
     ExprPtr left = binary(level + 1);
     for (;;) {
-      BinOp op;
+      BinOp op = BinOp::Add;  // set by level_of whenever it returns this level
       if (level_of(peek().kind, op) != level) return left;
       next();
       ExprPtr right = binary(level + 1);

@@ -30,6 +30,10 @@ struct PipelineOptions {
   std::string out_dir = "atoll-out";     ///< compile: where the code goes (-o DIR)
   bool progress = false;                 ///< progress lines on standard error
   std::string scheduler;                 ///< --scheduler: overrides every graph's `scheduler` hint
+  /// --verify-definitions: no code for any target; every graph's operators,
+  /// evaluated from their Compute definitions, are compared with the
+  /// reference interpreter (oracle definition-vs-reference). Implies verify.
+  bool definitions_only = false;
   /// --print-after: pass names (or "all") whose IR is kept in GraphResult::printed.
   std::set<std::string> print_after;
 };

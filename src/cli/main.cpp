@@ -33,10 +33,15 @@ const char *kUsage = R"(usage:
   atoll run     BATCH.json [--target T] [--verify] [--bench] [--threads N]
                            [--param NAME=VALUE ...] [--inputs DIR] [--dump DIR]
                            [--report FILE] [--stats] [--quiet] [--print-after PASSES]
+  atoll run     BATCH.json --verify-definitions [--param NAME=VALUE ...] [--inputs DIR] [--dump DIR]
+                           [--report FILE] [--quiet]
   atoll explain BATCH.json --graph NAME (--stage STAGE | --print-after PASSES) [--target T]
                            [--format text|dot]
   atoll explain --list-stages [--target T]
   atoll --help | --version
+
+--verify-definitions: no code for any target; the operators' Compute definitions are
+checked against the reference interpreter (oracle definition-vs-reference).
 
 options beyond cli.md: --scheduler isl|pluto|feautrier (compile, run, explain) overrides
 every graph's `scheduler` hint.
@@ -56,7 +61,7 @@ struct UsageError {
 
 struct Args {
   std::string command, batch, target = "cpu", out_dir, report, graph, stage, format = "text";
-  bool verify = false, bench = false, stats = false, quiet = false, list_stages = false;
+  bool verify = false, bench = false, stats = false, quiet = false, list_stages = false, definitions = false;
   std::set<std::string> print_after;
   int threads = 0;
   std::map<std::string, std::int64_t> params;
@@ -88,6 +93,7 @@ Args parse_args(int argc, char **argv) {
     if (s == "--target") a.target = value(i, s);
     else if (s == "-o" && a.command == "compile") a.out_dir = value(i, s);
     else if (s == "--verify" && build) a.verify = true;
+    else if (s == "--verify-definitions" && a.command == "run") a.verify = a.definitions = true;
     else if (s == "--bench" && build) a.bench = true;
     else if (s == "--stats" && build) a.stats = true;
     else if (s == "--quiet" && build) a.quiet = true;
@@ -134,6 +140,7 @@ Args parse_args(int argc, char **argv) {
     else throw UsageError{"unexpected argument '" + s + "'"};
   }
   if (a.batch.empty()) throw UsageError{"missing BATCH.json argument"};
+  if (a.definitions && a.bench) throw UsageError{"--verify-definitions generates no code, so there is nothing to --bench"};
   if (!a.print_after.empty() && a.command == "explain" && !a.stage.empty() && !poly::has_pass(poly::cpu_pipeline(), a.stage))
     throw UsageError{"--print-after goes with --stage PASS or alone, not with --stage " + a.stage};
   static const std::regex target_syntax(R"((cpu|cpu-c|cuda(:sm_[0-9]+)?|npu(:.+)?))");
@@ -236,6 +243,7 @@ int run_build(const Args &a) {
   o.mode = a.command == "compile" ? PipelineOptions::Mode::Compile : PipelineOptions::Mode::Run;
   o.target = a.target;
   o.verify = a.verify;
+  o.definitions_only = a.definitions;
   o.bench = a.bench;
   o.stats = a.stats;
   o.threads = a.threads;
@@ -379,8 +387,10 @@ int run_list_stages(const Args &a) {
     line("llvm", "code", "LLVM IR of the kernels (target cpu)");
     line("c", "code", "C of the kernels (target cpu-c)");
   }
-  std::cout << "# aliases: scop (after coalesce_dims, the last SCoP pass), deps (dependences), schedule (the tree "
-               "after the last schedule pass, without packing's copies), ast (after the last AST pass)\n";
+  std::cout << "# aliases: scop (after coalesce_dims, the last SCoP pass), deps (dependences)"
+            << (cut ? "" : ", schedule (the tree after the last schedule pass, without packing's copies), ast (after "
+                           "the last AST pass)")
+            << "\n";
   return 0;
 }
 

@@ -425,11 +425,11 @@ std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const Pipeli
   if (o.stats)
     r.stats = nlohmann::json{{"nodes", graph.num_nodes()}, {"bands_tiled", 0}, {"loops_vectorized", 0},
                              {"arrays_promoted", 0}};
-  if (!codegen_available(o.target)) {
-    if (o.mode == PipelineOptions::Mode::Compile || o.bench || !o.verify)
-      throw UserError("target " + o.target + ": code generation is not available yet");
-    return std::nullopt;  // definitions are verified in the sequential phase
-  }
+  // --verify-definitions asks for no target code: the definitions are
+  // verified in the sequential phase. Otherwise a target without code
+  // generation fails the graph, with or without --verify.
+  if (o.definitions_only) return std::nullopt;
+  if (!codegen_available(o.target)) throw UserError("target " + o.target + ": code generation is not available yet");
   CompileOptions co;
   co.target = o.target;
   co.scheduler = o.scheduler;
@@ -492,7 +492,7 @@ void run_phase(const BatchGraph &entry, const std::optional<CompiledGraph> &comp
   for (const auto &point : verify_points(graph, o))
     for (const auto &[name, v] : point) largest[name] = std::max(largest[name], v);
   check_memory(graph, largest);
-  if (!codegen_available(o.target)) {
+  if (o.definitions_only) {
     verify_graph(graph, o, r, "definition-vs-reference", "definitions",
                  [](const Graph &g, const auto &feeds, const auto &) { return run_definitions(g, feeds); });
     return;
@@ -615,7 +615,7 @@ BatchResult run_pipeline(const Batch &batch, const PipelineOptions &o) {
   for (std::size_t i = 0; i < n && more; ++i) {
     if (failed[i]) continue;
     const BatchGraph &entry = batch.graphs[i];
-    if (!compiled[i] && codegen_available(o.target)) continue;
+    if (!compiled[i] && !o.definitions_only) continue;
     progress("[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + entry.name + ": " +
              (o.verify ? (o.bench ? "verify, bench" : "verify") : o.bench ? "bench" : "run"));
     failed[i] = !guarded(entry, result.graphs[i], [&] { run_phase(entry, compiled[i], o, result.graphs[i]); });
