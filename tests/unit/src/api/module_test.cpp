@@ -104,6 +104,24 @@ Graph one_graph(const std::string &graph_json) {
   return *b.graphs[0].graph;
 }
 
+/// `g` with every weight made inline data (the values of its init): the
+/// module's own.
+Graph with_inline_weights(const Graph &g) {
+  Graph out;
+  out.name = g.name + "_own";
+  out.params = g.params;
+  out.schedule = g.schedule;
+  for (const std::string &i : g.inputs) out.add_input(i, g.tensor(i).type);
+  for (const std::string &w : g.weights) {
+    const TensorDecl &d = g.tensor(w);
+    out.add_weight(w, d.type, {}, make_tensor_data(g.name, d, concrete_shape(d.type.shape)).data);
+  }
+  for (NodeId v : g.order()) out.add_node(g.node(v));
+  for (const std::string &o : g.outputs) out.add_output(o);
+  out.finalize();
+  return out;
+}
+
 /// Runs `g` through a Module (twice, on the same buffers) and through
 /// compile_graph + run_compiled on the same inputs: the outputs' bytes are
 /// equal (same kernels, same arena plan).
@@ -141,7 +159,7 @@ void same_as_run_compiled(const Graph &g, const std::map<std::string, std::int64
 
 TEST_SUITE("src") {
 
-TEST_CASE("module: compile JSON, query tensors, run in place against a plain loop") {
+TEST_CASE("module: compile JSON then query tensors and run in place against a plain loop") {
   ModuleOptions o;
   o.params = {{"N", 5}};
   Module m = compile_graph_json(kMlp, o);
@@ -190,7 +208,7 @@ TEST_CASE("module: the C target and a graph built in code") {
   }
 }
 
-TEST_CASE("module: runs as run_compiled does (weight phase, views, constants, samples)") {
+TEST_CASE("module: runs as run_compiled does with a weight phase and views and samples") {
   // The weight phase reads a weight of the caller's: it runs in every call.
   const char *weights = R"J({"name": "wp", "schedule": {"fuse": "none"},
     "inputs": [{"name": "x", "shape": [24, 32]}],
@@ -202,26 +220,33 @@ TEST_CASE("module: runs as run_compiled does (weight phase, views, constants, sa
               {"op": "Neg", "name": "w_out", "inputs": ["w"], "outputs": ["z"]}],
     "outputs": ["y", "z"]})J";
   same_as_run_compiled(one_graph(weights), {}, "weight phase, caller's weights");
-  // The same weights as inline data: the weight phase runs once, at compile time.
-  Graph g = one_graph(weights);
-  {
-    // Make w and b constants: the graph with data from their init.
-    Graph with_data;
-    with_data.name = "wp_own";
-    with_data.schedule = g.schedule;
-    with_data.add_input("x", g.tensor("x").type);
-    for (const std::string &wname : {std::string("w"), std::string("b")}) {
-      const TensorDecl &d = g.tensor(wname);
-      Tensor t = make_tensor_data(g.name, d, concrete_shape(d.type.shape));
-      with_data.add_weight(wname, d.type, {}, t.data);
-    }
-    for (NodeId v : g.order()) with_data.add_node(g.node(v));
-    for (const std::string &o : g.outputs) with_data.add_output(o);
-    with_data.finalize();
-    Module m = compile(with_data);
-    CHECK(m.inputs() == std::vector<std::string>{"x"});
-    same_as_run_compiled(with_data, {}, "weight phase, the module's own weights");
-  }
+  // The same weights as inline data (folded by simplification, mostly).
+  Module own = compile(with_inline_weights(one_graph(weights)));
+  CHECK(own.inputs() == std::vector<std::string>{"x"});
+  same_as_run_compiled(with_inline_weights(one_graph(weights)), {}, "weights as inline data");
+  // Packed GEMM weights (pack_gemm_weights, where the host's tile packs
+  // them): a weight phase of the caller's weights, run in every call, and of
+  // the module's own, run once at compile time.
+  const char *linear = R"J({"name": "linear", "params": {"B": {"min": 1, "max": 40}},
+    "inputs": [{"name": "x", "shape": ["B", 40]}, {"name": "s", "shape": [3, "B", 48]}],
+    "weights": [{"name": "w", "shape": [48, 40]}, {"name": "b", "shape": [48]}, {"name": "v", "shape": [48, 32]},
+                {"name": "c", "shape": [1, 32]}],
+    "nodes": [{"op": "Gemm", "name": "fc", "inputs": ["x", "w", "b"], "outputs": ["h"], "attrs": {"transB": 1}},
+              {"op": "Relu", "name": "act", "inputs": ["h"], "outputs": ["y"]},
+              {"op": "MatMul", "name": "batched", "inputs": ["s", "v"], "outputs": ["z"]},
+              {"op": "Gemm", "name": "scaled", "inputs": ["y", "v", "c"], "outputs": ["u"], "attrs": {"alpha": 0.5, "beta": 2.0}}],
+    "outputs": ["y", "z", "u"]})J";
+  same_as_run_compiled(one_graph(linear), {{"B", 17}}, "packed weights of the caller's");
+  same_as_run_compiled(with_inline_weights(one_graph(linear)), {{"B", 17}}, "packed weights of the module's own");
+  // A weight too large to fold (simplify's max_folded_elements): its own
+  // weight phase (Relu of the weight) runs once, at compile time.
+  same_as_run_compiled(with_inline_weights(one_graph(R"J({"name": "large", "schedule": {"fuse": "none"},
+    "inputs": [{"name": "x", "shape": [2, 1025]}],
+    "weights": [{"name": "w", "shape": [1025, 1024]}],
+    "nodes": [{"op": "Relu", "name": "w_relu", "inputs": ["w"], "outputs": ["wr"]},
+              {"op": "MatMul", "name": "mm", "inputs": ["x", "wr"], "outputs": ["y"]}],
+    "outputs": ["y"]})J")),
+                       {}, "a weight phase of the module's own weights");
   // Views: an output that is a view of an input, one of an intermediate.
   same_as_run_compiled(one_graph(R"J({"name": "views",
     "inputs": [{"name": "x", "shape": [4, 6]}],
@@ -286,7 +311,7 @@ TEST_CASE("module: compile errors name the place in the graph object") {
   CHECK(!error_of([] { Module().inputs(); }).empty());
 }
 
-TEST_CASE("module: run errors are UserErrors naming the tensor, and nothing runs") {
+TEST_CASE("module: run errors are UserErrors naming the tensor and nothing runs") {
   ModuleOptions o;
   o.params = {{"N", 2}};
   Module m = compile_graph_json(kMlp, o);
