@@ -82,7 +82,8 @@ Module compile(const Graph &graph, const ModuleOptions &options = {});
 /// explain() keeps the texts it made, behind a lock.
 class Module {
 public:
-  /// An empty module (no kernels): every call on it is a UserError.
+  /// An empty module (not compiled): every call on it but has_tensor (false)
+  /// is a UserError.
   Module();
 
   /// The graph's name.
@@ -117,8 +118,9 @@ public:
   /// Runs the module once on the caller's buffers: `inputs` names every
   /// input (inputs()), `outputs` every output (outputs()), each with a
   /// buffer of bytes(name) bytes. The kernels read the inputs and write the
-  /// outputs in place: nothing is copied in or out (an output that no
-  /// kernel writes, e.g. a view of an input, is copied into its buffer).
+  /// outputs in place: nothing is copied in or out (an output the kernels
+  /// leave in another buffer, a view of an input or of an intermediate, is
+  /// copied into its own).
   /// Buffers must not overlap. A name that is not an input (resp. output), a
   /// missing name or a null pointer is a UserError naming it; then no
   /// buffer was written. Rounding is round-to-nearest during the call.
