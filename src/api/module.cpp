@@ -556,6 +556,8 @@ std::vector<std::string> Module::write(const std::string &dir) const {
 
 Module compile(const Graph &graph, const ModuleOptions &o) {
   check_options(o);
+  if (graph.order().size() != graph.num_nodes())
+    throw UserError("graph '" + graph.name + "' is not finalized: call Graph::finalize() before compiling it");
   auto m = std::make_shared<Module::Impl>();
   m->target = o.target;
   m->scheduler = o.scheduler;

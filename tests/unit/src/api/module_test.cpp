@@ -309,6 +309,19 @@ TEST_CASE("module: compile errors name the place in the graph object") {
   });
   CHECK_MESSAGE(has(e, "magic"), e);
   CHECK(!error_of([] { Module().inputs(); }).empty());
+  e = error_of([] {
+    Graph g;
+    g.name = "raw";
+    g.add_input("x", {DType::F32, {4}});
+    Node n;
+    n.op = "Relu";
+    n.inputs = {"x"};
+    n.outputs = {"y"};
+    g.add_node(n);
+    g.add_output("y");
+    compile(g);  // not finalized
+  });
+  CHECK_MESSAGE(has(e, "finalize"), e);
 }
 
 TEST_CASE("module: run errors are UserErrors naming the tensor and nothing runs") {
