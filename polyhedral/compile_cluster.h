@@ -29,7 +29,7 @@ struct ClusterResult {
   std::vector<std::string> fallbacks;                  ///< for report.json
   std::vector<std::pair<std::string, double>> timings_ms;  ///< per level (scop, deps, schedule, ast)
   std::map<std::string, std::string> array_of_tensor;  ///< graph tensor -> kernel array
-  /// Nodes whose statements were inlined (transforms/inline_producers) ->
+  /// Nodes whose statements were inlined (transforms/scop/inline_producers) ->
   /// a node of the cluster whose statements now compute their values.
   std::map<std::string, std::string> inlined;
   /// What the optimizer did (--stats), e.g. bands_tiled, loops_vectorized,

@@ -15,7 +15,8 @@ target_sources(atoll_poly PRIVATE
 
 include(schedule/pluto_sources.cmake)
 include(scop/text_sources.cmake)
-include(transforms/sources.cmake)
-include(transforms/perf_sources.cmake)
+include(transforms/scop/sources.cmake)
+include(transforms/schedule/sources.cmake)
+include(transforms/ast/sources.cmake)
 include(target/sources.cmake)
 include(pipeline/sources.cmake)

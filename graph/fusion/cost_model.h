@@ -19,7 +19,7 @@ struct FusionOptions {
   int max_heavy = 1;
   /// Fuse epilogues (bias, BatchNormalization, activation, residual Add, a
   /// layout conversion) into a Conv, MatMul or Gemm. The polyhedral layer
-  /// runs them inside the contraction's tiles (transforms/tile_companions),
+  /// runs them inside the contraction's tiles (transforms/schedule/tile_companions),
   /// so the contraction keeps its tiling and vector loop.
   bool fuse_epilogues = true;
 };

@@ -13,9 +13,10 @@
  * - Buffers are dense row-major arrays of the tensor's dtype: f32 = float,
  *   f16 and bf16 = uint16_t (IEEE binary16 / bfloat16 bits), i8 = int8_t,
  *   i32 = int32_t, i64 = int64_t, bool = uint8_t (0 or 1).
- * - This first version copies: atoll_module_run converts each input into
- *   Atoll's host tensors and copies each output back into the caller's buffer
- *   (the kernels do not yet run in the caller's memory).
+ * - No copies: the kernels read the caller's input buffers and write the
+ *   output buffers in place (atl::Module, <atoll/module.h>); a call
+ *   allocates only its arena of intermediates. An output the kernels leave
+ *   in another tensor's storage (a view of an input) is copied into place.
  * - Threads: atoll_module_run may be called on the same module from several
  *   threads at once (each call on its own buffers); atoll_module_explain and
  *   the queries are safe to call concurrently too. atoll_module_free must not

@@ -36,6 +36,5 @@ Batch read_batch_file(const std::string &path);
 
 /// Limits the reader enforces on untrusted input (documented in the README).
 inline constexpr int kMaxJsonDepth = 200;
-inline constexpr std::int64_t kMaxTensorElements = std::int64_t(1) << 32;
 
 }  // namespace atl

@@ -10,6 +10,10 @@
 
 namespace atl {
 
+/// The most elements a tensor holds: the batch reader refuses declared
+/// tensors, and shape inference node outputs, with more.
+inline constexpr std::int64_t kMaxTensorElements = std::int64_t(1) << 32;
+
 using Shape = std::vector<std::int64_t>;
 
 /// Number of elements of a shape (1 for rank 0). Throws UserError when the

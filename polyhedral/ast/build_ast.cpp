@@ -99,7 +99,7 @@ public:
     if (n.isa<isl::ast_node_mark>()) {
       auto m = n.as<isl::ast_node_mark>();
       LStmtPtr inner = node(m.node(), inside_parallel);
-      // The schedule tree's "unroll" mark (transforms/tile_for_cpu) asks
+      // The schedule tree's "unroll" mark (transforms/schedule/tile_for_cpu) asks
       // for the loops of the band below it to be unrolled.
       return m.id().name() == mark::kUnroll && opts_.unroll ? with_mark(inner, mark::kUnroll) : inner;
     }

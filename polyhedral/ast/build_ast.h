@@ -13,7 +13,7 @@
 
 namespace atl::poly {
 
-/// An operand packed into a local buffer (transforms/pack_tiles): the
+/// An operand packed into a local buffer (transforms/schedule/pack_tiles): the
 /// schedule has copy statements `statement[o_0.., j_0..]` (added by an
 /// extension node) that become `buffer[j] = array[o + j]`, and the reads of
 /// `array` in `reader` become `buffer[s - o]`, o being the origin that the

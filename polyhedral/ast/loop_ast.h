@@ -6,6 +6,7 @@
 #pragma once
 
 #include "graph/compute/ast.h"
+#include "graph/core/kernel_array.h"
 
 #include <atoll/dtype.h>
 #include <atoll/graph.h>
@@ -102,16 +103,8 @@ struct LStmt {
   bool nan_insensitive = false;
 };
 
-/// An array a kernel reads or writes. Every array of LKernel::arrays is a
-/// kernel argument; the runtime allocates temporaries (zero-filled) like
-/// outputs. Local arrays (LKernel::locals) are the kernel's own storage.
-struct LArray {
-  enum class Role { Input, Output, Temporary, Local };
-  std::string name;
-  DType dtype = DType::F32;
-  SymShape shape;  ///< extents; symbolic dims are kernel parameters
-  Role role = Role::Input;
-};
+/// An array a kernel reads or writes (graph/core/kernel_array.h).
+using LArray = KernelArray;
 
 /// One kernel: arrays (pointer arguments, in this order), then integer
 /// parameters (symbolic dimensions, in this order), and the loop nest.
@@ -120,7 +113,7 @@ struct LKernel {
   std::vector<LArray> arrays;
   std::vector<std::string> params;
   LStmtPtr body;
-  /// Contracted temporaries (transforms/contract_arrays): not arguments; the
+  /// Contracted temporaries (transforms/ast/contract_arrays): not arguments; the
   /// backend gives each a private buffer (constant shape, role Local) valid
   /// for one iteration of the loop whose `locals` names it.
   std::vector<LArray> locals;

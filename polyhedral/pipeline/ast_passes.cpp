@@ -3,10 +3,10 @@
 #include "polyhedral/pipeline/passes.h"
 
 #include "polyhedral/ast/build_ast.h"
-#include "polyhedral/transforms/contract_arrays.h"
-#include "polyhedral/transforms/reuse_temporaries.h"
-#include "polyhedral/transforms/specialize_remainders.h"
-#include "polyhedral/transforms/version_guards.h"
+#include "polyhedral/transforms/ast/contract_arrays.h"
+#include "polyhedral/transforms/ast/reuse_temporaries.h"
+#include "polyhedral/transforms/ast/specialize_remainders.h"
+#include "polyhedral/transforms/ast/version_guards.h"
 
 namespace atl::poly::passes {
 

@@ -9,7 +9,7 @@
 #include "polyhedral/pipeline/pass.h"
 #include "polyhedral/pipeline/poly_options.h"
 #include "polyhedral/scop/scop.h"
-#include "polyhedral/transforms/tile_for_cpu.h"
+#include "polyhedral/transforms/schedule/tile_for_cpu.h"
 
 #include <atoll/graph.h>
 

@@ -21,34 +21,34 @@ struct PolyOptions {
   bool parallel = true, vectorize = true;
   /// Tests: force the fallback ladder ("quota" or "all", see ScheduleOptions).
   std::string force_fallback;
-  /// Cost-model tiling for the CPU (transforms/tile_for_cpu): cache tiles,
+  /// Cost-model tiling for the CPU (transforms/schedule/tile_for_cpu): cache tiles,
   /// register micro-tile, vector columns. Not applied to a given tree.
   bool tile = true;
   /// The `tile` hint: cache tile sizes per domain dimension of the main
   /// statement (0 = not tiled); empty = the cost model decides.
   std::vector<long> tile_sizes;
   /// Fuse sibling loop nests that pass data on their outer loops
-  /// (transforms/fuse_sibling_bands). Not applied to a given tree.
+  /// (transforms/schedule/fuse_sibling_bands). Not applied to a given tree.
   bool fuse_bands = true;
-  /// Array contraction (transforms/contract_arrays): temporaries used within
+  /// Array contraction (transforms/ast/contract_arrays): temporaries used within
   /// one iteration of an outer loop nest become local buffers.
   bool contract = true;
   /// Cheap elementwise producers of cluster temporaries recomputed in their
-  /// readers (transforms/inline_producers).
+  /// readers (transforms/scop/inline_producers).
   bool inline_producers = true;
   /// A positive constant factor taken out of max and min reductions into
-  /// their readers (transforms/factor_reduction_scale; exact).
+  /// their readers (transforms/scop/factor_reduction_scale; exact).
   bool factor_scales = true;
   /// Exps of a value minus its own maximum marked as never taking +inf
-  /// (transforms/bound_shifted_exps; the backend drops a clamp).
+  /// (transforms/scop/bound_shifted_exps; the backend drops a clamp).
   bool bound_exps = true;
-  /// In-place epilogues (transforms/reuse_temporaries): a temporary whose only
+  /// In-place epilogues (transforms/ast/reuse_temporaries): a temporary whose only
   /// reader is an elementwise statement takes the storage that statement writes.
   bool reuse_temporaries = true;
-  /// Packing (transforms/pack_tiles): a cache tile's panel of a GEMM operand
+  /// Packing (transforms/schedule/pack_tiles): a cache tile's panel of a GEMM operand
   /// copied into a local buffer where the cost model says it pays.
   bool pack = true;
-  /// Guard versioning (transforms/version_guards): a register tile whose
+  /// Guard versioning (transforms/ast/version_guards): a register tile whose
   /// guarded reads are all in bounds runs a copy without guards.
   bool version_guards = true;
   long unroll = 0;   ///< the `unroll` hint: register-tile rows (0 = cost model, 1 = no unroll-and-jam)

@@ -6,12 +6,12 @@
 
 #include "polyhedral/isl/isl_context.h"
 #include "polyhedral/schedule/schedule.h"
-#include "polyhedral/transforms/fuse_sibling_bands.h"
-#include "polyhedral/transforms/interleave_rows.h"
-#include "polyhedral/transforms/pack_tiles.h"
-#include "polyhedral/transforms/tile_for_cpu.h"
-#include "polyhedral/transforms/tile_transpose.h"
-#include "polyhedral/transforms/tile_window_for_cpu.h"
+#include "polyhedral/transforms/schedule/fuse_sibling_bands.h"
+#include "polyhedral/transforms/schedule/interleave_rows.h"
+#include "polyhedral/transforms/schedule/pack_tiles.h"
+#include "polyhedral/transforms/schedule/tile_for_cpu.h"
+#include "polyhedral/transforms/schedule/tile_transpose.h"
+#include "polyhedral/transforms/schedule/tile_window_for_cpu.h"
 
 #include <atoll/diagnostics.h>
 

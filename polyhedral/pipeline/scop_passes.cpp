@@ -2,10 +2,10 @@
 #include "polyhedral/pipeline/cluster_state.h"
 #include "polyhedral/pipeline/passes.h"
 
-#include "polyhedral/transforms/bound_shifted_exps.h"
-#include "polyhedral/transforms/coalesce_dims.h"
-#include "polyhedral/transforms/factor_reduction_scale.h"
-#include "polyhedral/transforms/inline_producers.h"
+#include "polyhedral/transforms/scop/bound_shifted_exps.h"
+#include "polyhedral/transforms/scop/coalesce_dims.h"
+#include "polyhedral/transforms/scop/factor_reduction_scale.h"
+#include "polyhedral/transforms/scop/inline_producers.h"
 
 #include <isl/cpp.h>
 

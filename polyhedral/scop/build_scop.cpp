@@ -197,9 +197,9 @@ private:
     a.array.name = unique_name(name_hint.empty() ? tensor : name_hint);
     a.array.dtype = dtype;
     a.array.shape = std::move(shape);
-    a.array.role = kind == ScopArray::Kind::Input    ? LArray::Role::Input
-                   : kind == ScopArray::Kind::Output ? LArray::Role::Output
-                                                     : LArray::Role::Temporary;
+    a.array.role = kind == ScopArray::Kind::Input    ? KernelArray::Role::Input
+                   : kind == ScopArray::Kind::Output ? KernelArray::Role::Output
+                                                     : KernelArray::Role::Temporary;
     a.extent = extent_set(a.array.name, a.array.shape);
     if (!tensor.empty()) scop_.array_of_tensor[tensor] = a.array.name;
     scop_.arrays.push_back(std::move(a));

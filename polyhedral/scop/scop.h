@@ -3,7 +3,7 @@
 #pragma once
 
 #include "graph/compute/ast.h"
-#include "polyhedral/ast/loop_ast.h"
+#include "graph/core/kernel_array.h"
 
 #include <atoll/graph.h>
 
@@ -26,7 +26,7 @@ struct ScopArray {
     ClusterLocal,  ///< produced and consumed only inside the cluster
     NodeInternal,  ///< a temporary of one node's definition
   };
-  LArray array;        ///< role Input, Output, or Temporary (both temporary kinds)
+  KernelArray array;   ///< role Input, Output, or Temporary (both temporary kinds)
   Kind kind = Kind::Input;
   std::string tensor;  ///< the graph tensor ("" for a node-internal temporary)
   isl::set extent;     ///< { A[a0, ...] : 0 <= a_d < shape_d } (parametric)

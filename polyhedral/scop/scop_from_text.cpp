@@ -143,9 +143,9 @@ private:
     if (t.name.empty() || sanitize_identifier(t.name) != t.name) fail(where, "the name must be a C identifier");
     if (scop_.array(t.name)) fail(where, "declared twice");
     ScopArray a;
-    a.array = LArray{t.name, t.dtype, t.shape, t.role};
-    a.kind = t.role == LArray::Role::Input    ? ScopArray::Kind::Input
-             : t.role == LArray::Role::Output ? ScopArray::Kind::Output
+    a.array = KernelArray{t.name, t.dtype, t.shape, t.role};
+    a.kind = t.role == KernelArray::Role::Input    ? ScopArray::Kind::Input
+             : t.role == KernelArray::Role::Output ? ScopArray::Kind::Output
                                               : ScopArray::Kind::ClusterLocal;
     a.tensor = t.name;
     std::string outs, cons = "true";

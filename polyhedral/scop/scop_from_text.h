@@ -17,7 +17,7 @@ struct TextArray {
   std::string name;  ///< a C identifier; the isl tuple name in access maps
   DType dtype = DType::F32;
   SymShape shape;
-  LArray::Role role = LArray::Role::Input;  ///< Temporary: zero-filled, local to the SCoP
+  KernelArray::Role role = KernelArray::Role::Input;  ///< Temporary: zero-filled, local to the SCoP
 };
 
 /// One statement of a text SCoP, in execution order.

@@ -1,6 +1,6 @@
 // Array contraction: temporaries used within one iteration of an outer loop
 // nest become local buffers private to that iteration (see contract_arrays.h).
-#include "polyhedral/transforms/contract_arrays.h"
+#include "polyhedral/transforms/ast/contract_arrays.h"
 
 #include <atoll/dtype.h>
 

@@ -1,6 +1,6 @@
 // In-place epilogues: temporaries take the storage of the array their only
 // elementwise reader writes (see reuse_temporaries.h).
-#include "polyhedral/transforms/reuse_temporaries.h"
+#include "polyhedral/transforms/ast/reuse_temporaries.h"
 
 #include <atoll/dtype.h>
 

@@ -1,5 +1,5 @@
 // Copies a remainder register tile once per possible run-time trip count of its unrolled loops.
-#include "polyhedral/transforms/specialize_remainders.h"
+#include "polyhedral/transforms/ast/specialize_remainders.h"
 
 #include <map>
 #include <optional>

@@ -1,5 +1,5 @@
 // Guard versioning: register tiles whose guarded reads are in bounds run a copy without guards (see version_guards.h).
-#include "polyhedral/transforms/version_guards.h"
+#include "polyhedral/transforms/ast/version_guards.h"
 
 #include <algorithm>
 #include <map>

@@ -1,5 +1,5 @@
 // Helpers shared by the CPU tiling transformations (see cpu_tiling_common.h).
-#include "polyhedral/transforms/cpu_tiling_common.h"
+#include "polyhedral/transforms/schedule/cpu_tiling_common.h"
 
 namespace atl::poly::tiling {
 

@@ -1,5 +1,5 @@
 // Tile footprints from access relations: isl's simple_fixed_box_hull of each array's accessed elements (or of its last two dimensions as one row, when smaller).
-#include "polyhedral/transforms/footprint.h"
+#include "polyhedral/transforms/schedule/footprint.h"
 
 #include <map>
 #include <string>

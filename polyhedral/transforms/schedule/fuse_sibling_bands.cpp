@@ -1,9 +1,9 @@
 // Fuses consecutive sibling bands that pass data on their outer members,
 // as deep as the dependences allow (see fuse_sibling_bands.h).
-#include "polyhedral/transforms/fuse_sibling_bands.h"
+#include "polyhedral/transforms/schedule/fuse_sibling_bands.h"
 
 #include "polyhedral/schedule/schedule.h"
-#include "polyhedral/transforms/tree_edit.h"
+#include "polyhedral/transforms/schedule/tree_edit.h"
 
 #include <algorithm>
 #include <stdexcept>

@@ -1,9 +1,9 @@
 // Interleaves the independent rows of a row-wise kernel: the top band's last loop tiled by R, its point loop sunk into each statement group and unrolled.
-#include "polyhedral/transforms/interleave_rows.h"
+#include "polyhedral/transforms/schedule/interleave_rows.h"
 
-#include "polyhedral/transforms/cpu_tiling_common.h"
-#include "polyhedral/transforms/tile_for_cpu.h"
-#include "polyhedral/transforms/tree_edit.h"
+#include "polyhedral/transforms/schedule/cpu_tiling_common.h"
+#include "polyhedral/transforms/schedule/tile_for_cpu.h"
+#include "polyhedral/transforms/schedule/tree_edit.h"
 
 #include <functional>
 #include <optional>

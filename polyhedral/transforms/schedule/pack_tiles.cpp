@@ -1,8 +1,8 @@
 // Packs the cache tile's footprint of the GEMM operands into local buffers with schedule-tree extension nodes (see pack_tiles.h).
-#include "polyhedral/transforms/pack_tiles.h"
+#include "polyhedral/transforms/schedule/pack_tiles.h"
 
 #include "polyhedral/isl/isl_context.h"
-#include "polyhedral/transforms/cpu_tiling_common.h"
+#include "polyhedral/transforms/schedule/cpu_tiling_common.h"
 
 #include <atoll/dtype.h>
 

@@ -28,7 +28,7 @@
 #include "polyhedral/ast/build_ast.h"
 #include "polyhedral/scop/scop.h"
 #include "polyhedral/target/cpu_target.h"
-#include "polyhedral/transforms/tile_for_cpu.h"
+#include "polyhedral/transforms/schedule/tile_for_cpu.h"
 
 #include <isl/cpp.h>
 

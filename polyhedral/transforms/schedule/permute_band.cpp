@@ -1,9 +1,9 @@
 // Reorders the members of a permutable band by rebuilding its partial
 // schedule from the members in the new order; flags, AST loop types and the
 // isolate option's member dimensions follow their members.
-#include "polyhedral/transforms/permute_band.h"
+#include "polyhedral/transforms/schedule/permute_band.h"
 
-#include "polyhedral/transforms/tile_bands.h"
+#include "polyhedral/transforms/schedule/tile_bands.h"
 
 #include <atoll/diagnostics.h>
 

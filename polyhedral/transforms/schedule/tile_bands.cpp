@@ -2,7 +2,7 @@
 // coincidence and permutable flags, AST loop types and isolate options;
 // untiled members stay in the point band. Also replace_band, which swaps one
 // band for others in place (marks and every other node untouched).
-#include "polyhedral/transforms/tile_bands.h"
+#include "polyhedral/transforms/schedule/tile_bands.h"
 
 #include <atoll/diagnostics.h>
 

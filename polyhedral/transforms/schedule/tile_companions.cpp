@@ -1,5 +1,5 @@
 // Tile coordinates of a tiled statement's init and elementwise epilogue statements, from their accesses.
-#include "polyhedral/transforms/tile_companions.h"
+#include "polyhedral/transforms/schedule/tile_companions.h"
 
 namespace atl::poly::tiling {
 

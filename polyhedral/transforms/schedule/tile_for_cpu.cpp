@@ -1,9 +1,9 @@
 // Tiles the GEMM-shaped statement of a cluster for the CPU target: cache tiles from isl footprints, a register micro-tile isolated for unroll-and-jam and vectors.
-#include "polyhedral/transforms/tile_for_cpu.h"
-#include "polyhedral/transforms/cpu_tiling_common.h"
+#include "polyhedral/transforms/schedule/tile_for_cpu.h"
+#include "polyhedral/transforms/schedule/cpu_tiling_common.h"
 
-#include "polyhedral/transforms/footprint.h"
-#include "polyhedral/transforms/tile_companions.h"
+#include "polyhedral/transforms/schedule/footprint.h"
+#include "polyhedral/transforms/schedule/tile_companions.h"
 
 #include <algorithm>
 #include <functional>

@@ -55,7 +55,7 @@ struct CpuTileOptions {
   bool vectorize = true;  ///< false: no vector columns in the register tile
   /// Run the main statement's init and its elementwise epilogue (statements
   /// that read its results element by element: bias, activation, residual
-  /// Add, layout conversion) inside its tiles (transforms/tile_companions).
+  /// Add, layout conversion) inside its tiles (transforms/schedule/tile_companions).
   bool epilogue = true;
 };
 

@@ -1,9 +1,9 @@
 // Tiles a copy whose write and read run along different loops (a Transpose) into square blocks, so a block's input lines stay in L1.
-#include "polyhedral/transforms/tile_transpose.h"
+#include "polyhedral/transforms/schedule/tile_transpose.h"
 
 #include "graph/compute/ast.h"
-#include "polyhedral/transforms/permute_band.h"
-#include "polyhedral/transforms/tile_bands.h"
+#include "polyhedral/transforms/schedule/permute_band.h"
+#include "polyhedral/transforms/schedule/tile_bands.h"
 
 #include <algorithm>
 #include <vector>

@@ -1,10 +1,10 @@
 // Register-tiles window reductions (depthwise convolution, pooling): output loops outside, the window unrolled inside, rows x vector columns innermost.
-#include "polyhedral/transforms/tile_window_for_cpu.h"
-#include "polyhedral/transforms/cpu_tiling_common.h"
+#include "polyhedral/transforms/schedule/tile_window_for_cpu.h"
+#include "polyhedral/transforms/schedule/cpu_tiling_common.h"
 
 #include "polyhedral/isl/isl_context.h"
-#include "polyhedral/transforms/tile_companions.h"
-#include "polyhedral/transforms/tile_for_cpu.h"
+#include "polyhedral/transforms/schedule/tile_companions.h"
+#include "polyhedral/transforms/schedule/tile_for_cpu.h"
 
 #include <algorithm>
 #include <array>

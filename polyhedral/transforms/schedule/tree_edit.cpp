@@ -1,5 +1,5 @@
 // Fusion and distribution on a plain copy of a schedule tree (see tree_edit.h).
-#include "polyhedral/transforms/tree_edit.h"
+#include "polyhedral/transforms/schedule/tree_edit.h"
 
 #include <stdexcept>
 #include <string>

@@ -7,7 +7,7 @@
 #pragma once
 
 #include "polyhedral/deps/dependences.h"
-#include "polyhedral/transforms/tile_bands.h"
+#include "polyhedral/transforms/schedule/tile_bands.h"
 
 #include <isl/cpp.h>
 

@@ -1,5 +1,5 @@
 // Marks each exp whose argument is a value minus the maximum of that value (never +inf).
-#include "polyhedral/transforms/bound_shifted_exps.h"
+#include "polyhedral/transforms/scop/bound_shifted_exps.h"
 
 #include "polyhedral/scop/collect_reads.h"
 

@@ -1,7 +1,7 @@
 // Coalesces two adjacent dimensions that address every array's last two (an image's rows and columns) into one before scheduling.
-#include "polyhedral/transforms/coalesce_dims.h"
+#include "polyhedral/transforms/scop/coalesce_dims.h"
 
-#include "polyhedral/transforms/cpu_tiling_common.h"
+#include "polyhedral/transforms/schedule/cpu_tiling_common.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 // Takes a positive constant factor out of a max or min reduction into its readers.
-#include "polyhedral/transforms/factor_reduction_scale.h"
+#include "polyhedral/transforms/scop/factor_reduction_scale.h"
 
 #include "polyhedral/scop/collect_reads.h"
 

@@ -1,5 +1,5 @@
 // Inlines cheap elementwise producers of cluster temporaries into their readers.
-#include "polyhedral/transforms/inline_producers.h"
+#include "polyhedral/transforms/scop/inline_producers.h"
 
 #include "polyhedral/scop/collect_reads.h"
 

@@ -26,7 +26,7 @@ TEST_CASE("matmul: domain over i, j, k and accesses A(i,k), B(k,j), C(i,j)") {
                                            "n0_0[i, j, k] -> B[k, j] : 0 <= i < 3 and 0 <= j < 7 and 0 <= k < 5 }")));
   CHECK(st.op == atl::compute::AssignOp::Add);
   REQUIRE(s.arrays.size() == 3);
-  CHECK(s.array("y0")->array.role == atl::poly::LArray::Role::Output);
+  CHECK(s.array("y0")->array.role == atl::KernelArray::Role::Output);
   CHECK(s.array("A")->kind == ScopArray::Kind::Input);
 }
 

@@ -7,8 +7,8 @@
 #include "polyhedral/deps/dependences.h"
 #include "polyhedral/isl/isl_context.h"
 #include "polyhedral/schedule/schedule.h"
-#include "polyhedral/transforms/contract_arrays.h"
-#include "polyhedral/transforms/fuse_sibling_bands.h"
+#include "polyhedral/transforms/ast/contract_arrays.h"
+#include "polyhedral/transforms/schedule/fuse_sibling_bands.h"
 
 #include <atoll/batch.h>
 
@@ -65,7 +65,7 @@ const LArray *local(const ClusterResult &r, const std::string &name) {
 }
 
 /// Options that keep the temporaries these tests are about: no producer
-/// is recomputed in its readers (transforms/inline_producers).
+/// is recomputed in its readers (transforms/scop/inline_producers).
 PolyOptions kept() {
   PolyOptions o;
   o.inline_producers = false;

@@ -6,9 +6,9 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "polyhedral/compile_cluster.h"
-#include "polyhedral/transforms/contract_arrays.h"
-#include "polyhedral/transforms/pack_tiles.h"
-#include "polyhedral/transforms/tile_for_cpu.h"
+#include "polyhedral/transforms/ast/contract_arrays.h"
+#include "polyhedral/transforms/schedule/pack_tiles.h"
+#include "polyhedral/transforms/schedule/tile_for_cpu.h"
 #include "tests/unit/polyhedral/transforms/random_variants.h"
 #include "tests/unit/polyhedral/transforms/transform_test_util.h"
 #include "tests/unit/src/ops/op_cases.h"

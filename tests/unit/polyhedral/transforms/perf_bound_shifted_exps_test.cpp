@@ -6,7 +6,7 @@
 #include "polyhedral/compile_cluster.h"
 #include "polyhedral/isl/isl_context.h"
 #include "polyhedral/scop/scop.h"
-#include "polyhedral/transforms/bound_shifted_exps.h"
+#include "polyhedral/transforms/scop/bound_shifted_exps.h"
 #include "tests/unit/polyhedral/transforms/random_variants.h"
 
 #include <doctest/doctest.h>

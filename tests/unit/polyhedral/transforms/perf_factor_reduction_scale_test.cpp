@@ -6,8 +6,8 @@
 #include "polyhedral/compile_cluster.h"
 #include "polyhedral/isl/isl_context.h"
 #include "polyhedral/scop/scop.h"
-#include "polyhedral/transforms/factor_reduction_scale.h"
-#include "polyhedral/transforms/inline_producers.h"
+#include "polyhedral/transforms/scop/factor_reduction_scale.h"
+#include "polyhedral/transforms/scop/inline_producers.h"
 #include "tests/unit/polyhedral/transforms/random_variants.h"
 
 #include <doctest/doctest.h>

@@ -3,7 +3,7 @@
 #include <atoll/batch.h>
 
 #include "polyhedral/compile_cluster.h"
-#include "polyhedral/transforms/interleave_rows.h"
+#include "polyhedral/transforms/schedule/interleave_rows.h"
 #include "tests/unit/polyhedral/transforms/random_variants.h"
 #include "tests/unit/src/ops/op_cases.h"
 

@@ -5,7 +5,7 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "polyhedral/compile_cluster.h"
-#include "polyhedral/transforms/specialize_remainders.h"
+#include "polyhedral/transforms/ast/specialize_remainders.h"
 #include "src/pipeline/compile_graph.h"
 #include "src/runtime/init_data.h"
 #include "tests/unit/polyhedral/transforms/random_variants.h"

@@ -2,8 +2,8 @@
 // which statements join the tiles and at which level, the tree and AST they
 // give, and random tile sizes over contractions with epilogues whose JIT and
 // C code equal the reference.
-#include "polyhedral/transforms/tile_companions.h"
-#include "polyhedral/transforms/tile_for_cpu.h"
+#include "polyhedral/transforms/schedule/tile_companions.h"
+#include "polyhedral/transforms/schedule/tile_for_cpu.h"
 #include "tests/unit/polyhedral/transforms/random_variants.h"
 #include "tests/unit/polyhedral/transforms/transform_test_util.h"
 

@@ -5,8 +5,8 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "polyhedral/compile_cluster.h"
-#include "polyhedral/transforms/footprint.h"
-#include "polyhedral/transforms/tile_for_cpu.h"
+#include "polyhedral/transforms/schedule/footprint.h"
+#include "polyhedral/transforms/schedule/tile_for_cpu.h"
 #include "src/pipeline/compile_graph.h"
 #include "src/runtime/init_data.h"
 #include "tests/unit/polyhedral/transforms/random_variants.h"

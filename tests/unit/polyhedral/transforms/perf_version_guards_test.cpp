@@ -1,8 +1,8 @@
-// Guard versioning (transforms/version_guards): which tiles get a plain
+// Guard versioning (transforms/ast/version_guards): which tiles get a plain
 // copy and under which checks, on hand-built loop ASTs and on window
 // kernels; random windows, paddings and tilings whose JIT and C code equal
 // the reference (the interpreter also fails on any read out of bounds).
-#include "polyhedral/transforms/version_guards.h"
+#include "polyhedral/transforms/ast/version_guards.h"
 #include "tests/unit/polyhedral/transforms/random_variants.h"
 #include "tests/unit/polyhedral/transforms/transform_test_util.h"
 

@@ -2,8 +2,8 @@
 // loop types and isolate options, refusals.
 #include "tests/unit/polyhedral/transforms/transform_test_util.h"
 
-#include "polyhedral/transforms/permute_band.h"
-#include "polyhedral/transforms/tile_bands.h"
+#include "polyhedral/transforms/schedule/permute_band.h"
+#include "polyhedral/transforms/schedule/tile_bands.h"
 
 using namespace polytest;
 using namespace atl::poly;

@@ -4,7 +4,7 @@
 // partial tiles).
 #include "../poly_test_util.h"
 
-#include "polyhedral/transforms/reuse_temporaries.h"
+#include "polyhedral/transforms/ast/reuse_temporaries.h"
 
 #include <atoll/batch.h>
 
@@ -16,7 +16,7 @@ using namespace atl::poly;
 namespace {
 
 /// Options that keep the temporaries these tests are about: no producer
-/// is recomputed in its readers (transforms/inline_producers).
+/// is recomputed in its readers (transforms/scop/inline_producers).
 PolyOptions kept() {
   PolyOptions o;
   o.inline_producers = false;

@@ -3,7 +3,7 @@
 // options kept, refusals.
 #include "tests/unit/polyhedral/transforms/transform_test_util.h"
 
-#include "polyhedral/transforms/tile_bands.h"
+#include "polyhedral/transforms/schedule/tile_bands.h"
 
 using namespace polytest;
 using namespace atl::poly;

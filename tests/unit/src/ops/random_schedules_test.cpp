@@ -19,12 +19,12 @@
 #include "polyhedral/schedule/isl_scheduler.h"
 #include "polyhedral/schedule/schedule.h"
 #include "polyhedral/scop/scop.h"
-#include "polyhedral/transforms/permute_band.h"
-#include "polyhedral/transforms/tile_bands.h"
+#include "polyhedral/transforms/schedule/permute_band.h"
+#include "polyhedral/transforms/schedule/tile_bands.h"
 #include "src/pipeline/compile_graph.h"
 #include "src/runtime/init_data.h"
-#include "polyhedral/transforms/contract_arrays.h"
-#include "polyhedral/transforms/tree_edit.h"
+#include "polyhedral/transforms/ast/contract_arrays.h"
+#include "polyhedral/transforms/schedule/tree_edit.h"
 #include "tests/unit/src/ops/op_cases.h"
 
 #include <doctest/doctest.h>
