@@ -3,6 +3,7 @@ target_sources(atoll_poly PRIVATE
   transforms/schedule/cpu_tiling_common.cpp
   transforms/schedule/footprint.cpp
   transforms/schedule/fuse_sibling_bands.cpp
+  transforms/schedule/gemm_tile_sizes.cpp
   transforms/schedule/interleave_rows.cpp
   transforms/schedule/pack_tiles.cpp
   transforms/schedule/permute_band.cpp
