@@ -54,23 +54,10 @@ private:
   std::unique_ptr<unsigned char, Free> data_;
 };
 
-/// A tensor's raw storage as the generated code reads it.
-Block to_raw(const Tensor &t) {
-  const std::size_t size = dtype_size(t.dtype);
-  Block b(t.numel() * static_cast<std::int64_t>(size), true);
-  unsigned char *p = b.data();
-  for (double v : t.data) {
-    switch (t.dtype) {
-    case DType::F32: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); break; }
-    case DType::F16: { std::uint16_t x = float_to_half(static_cast<float>(v)); std::memcpy(p, &x, 2); break; }
-    case DType::BF16: { std::uint16_t x = float_to_bfloat(static_cast<float>(v)); std::memcpy(p, &x, 2); break; }
-    case DType::I8: { std::int8_t x = static_cast<std::int8_t>(v); std::memcpy(p, &x, 1); break; }
-    case DType::I32: { std::int32_t x = static_cast<std::int32_t>(v); std::memcpy(p, &x, 4); break; }
-    case DType::I64: { std::int64_t x = static_cast<std::int64_t>(v); std::memcpy(p, &x, 8); break; }
-    case DType::Bool: { std::uint8_t x = v != 0; std::memcpy(p, &x, 1); break; }
-    }
-    p += size;
-  }
+/// A tensor's raw storage as the generated code reads it, in a block of its own.
+Block raw_block(const Tensor &t) {
+  Block b(t.numel() * static_cast<std::int64_t>(dtype_size(t.dtype)), true);
+  store_raw(t, b.data());
   return b;
 }
 
@@ -208,12 +195,12 @@ void Module::Impl::prepare() {
   for (const std::string &name : own_weights) {
     const TensorDecl &d = concrete.tensor(name);
     own_index[name] = own.size();
-    own.push_back(to_raw(make_tensor_data(graph.name, d, concrete_shape(d.type.shape))));
+    own.push_back(raw_block(make_tensor_data(graph.name, d, concrete_shape(d.type.shape))));
   }
   for (const auto &[name, t] : compiled.constants)
     if (!own_index.count(name) && !slot.count(name)) {
       own_index[name] = own.size();
-      own.push_back(to_raw(t));
+      own.push_back(raw_block(t));
     }
 
   auto base_of = [&](const std::string &tensor) {

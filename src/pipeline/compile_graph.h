@@ -198,6 +198,11 @@ std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const 
                                            std::vector<std::vector<double>> *kernel_ms = nullptr,
                                            double *weight_ms = nullptr);
 
+/// A tensor's elements as the generated code stores them (row-major, in its
+/// dtype): written to `dst` (numel x the dtype's size bytes), or returned.
+void store_raw(const Tensor &t, unsigned char *dst);
+std::vector<unsigned char> to_raw(const Tensor &t);
+
 /// The kernels' array arguments at the parameter values: which graph tensor
 /// each holds (or a temporary), its bytes, read or written.
 std::vector<memory::KernelUse> kernel_uses(const CompiledGraph &compiled,

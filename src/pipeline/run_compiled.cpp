@@ -23,25 +23,6 @@ double ms_since(Clock::time_point t0) {
   return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
 }
 
-/// Raw storage of a tensor as the generated code reads it.
-std::vector<unsigned char> to_raw(const Tensor &t) {
-  std::size_t size = dtype_size(t.dtype);
-  std::vector<unsigned char> raw(static_cast<std::size_t>(t.numel()) * size);
-  unsigned char *p = raw.data();
-  for (double v : t.data) {
-    switch (t.dtype) {
-    case DType::F32: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); break; }
-    case DType::F16: { std::uint16_t x = float_to_half(static_cast<float>(v)); std::memcpy(p, &x, 2); break; }
-    case DType::BF16: { std::uint16_t x = float_to_bfloat(static_cast<float>(v)); std::memcpy(p, &x, 2); break; }
-    case DType::I8: { std::int8_t x = static_cast<std::int8_t>(v); std::memcpy(p, &x, 1); break; }
-    case DType::I32: { std::int32_t x = static_cast<std::int32_t>(v); std::memcpy(p, &x, 4); break; }
-    case DType::I64: { std::int64_t x = static_cast<std::int64_t>(v); std::memcpy(p, &x, 8); break; }
-    case DType::Bool: { std::uint8_t x = v != 0; std::memcpy(p, &x, 1); break; }
-    }
-    p += size;
-  }
-  return raw;
-}
 
 Tensor from_raw(const std::vector<unsigned char> &raw, DType dtype, const Shape &shape) {
   Tensor t(dtype, shape);
@@ -116,6 +97,29 @@ private:
 };
 
 }  // namespace
+
+void store_raw(const Tensor &t, unsigned char *p) {
+  const std::size_t size = dtype_size(t.dtype);
+  for (double v : t.data) {
+    switch (t.dtype) {
+    case DType::F32: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); break; }
+    case DType::F16: { std::uint16_t x = float_to_half(static_cast<float>(v)); std::memcpy(p, &x, 2); break; }
+    case DType::BF16: { std::uint16_t x = float_to_bfloat(static_cast<float>(v)); std::memcpy(p, &x, 2); break; }
+    case DType::I8: { std::int8_t x = static_cast<std::int8_t>(v); std::memcpy(p, &x, 1); break; }
+    case DType::I32: { std::int32_t x = static_cast<std::int32_t>(v); std::memcpy(p, &x, 4); break; }
+    case DType::I64: { std::int64_t x = static_cast<std::int64_t>(v); std::memcpy(p, &x, 8); break; }
+    case DType::Bool: { std::uint8_t x = v != 0; std::memcpy(p, &x, 1); break; }
+    }
+    p += size;
+  }
+}
+
+std::vector<unsigned char> to_raw(const Tensor &t) {
+  std::vector<unsigned char> raw(static_cast<std::size_t>(t.numel()) * dtype_size(t.dtype));
+  store_raw(t, raw.data());
+  return raw;
+}
+
 
 std::vector<memory::KernelUse> kernel_uses(const CompiledGraph &compiled,
                                            const std::map<std::string, std::int64_t> &params) {

@@ -78,24 +78,6 @@ std::string error_of(Body &&body) {
 
 bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
 
-/// A tensor's bytes as the kernels store them.
-std::vector<unsigned char> raw_of(const Tensor &t) {
-  std::vector<unsigned char> raw(static_cast<std::size_t>(t.numel()) * dtype_size(t.dtype));
-  unsigned char *p = raw.data();
-  for (double v : t.data) {
-    switch (t.dtype) {
-    case DType::F32: { float x = static_cast<float>(v); std::memcpy(p, &x, 4); break; }
-    case DType::F16: { std::uint16_t x = float_to_half(static_cast<float>(v)); std::memcpy(p, &x, 2); break; }
-    case DType::BF16: { std::uint16_t x = float_to_bfloat(static_cast<float>(v)); std::memcpy(p, &x, 2); break; }
-    case DType::I8: { std::int8_t x = static_cast<std::int8_t>(v); std::memcpy(p, &x, 1); break; }
-    case DType::I32: { std::int32_t x = static_cast<std::int32_t>(v); std::memcpy(p, &x, 4); break; }
-    case DType::I64: { std::int64_t x = static_cast<std::int64_t>(v); std::memcpy(p, &x, 8); break; }
-    case DType::Bool: { std::uint8_t x = v != 0; std::memcpy(p, &x, 1); break; }
-    }
-    p += dtype_size(t.dtype);
-  }
-  return raw;
-}
 
 Graph one_graph(const std::string &graph_json) {
   Batch b = read_batch(R"({"atoll": 1, "graphs": [)" + graph_json + "]}");
@@ -136,7 +118,7 @@ void same_as_run_compiled(const Graph &g, const std::map<std::string, std::int64
   std::vector<Binding> list;
   for (const std::string &t : m.inputs()) {
     REQUIRE(feeds.count(t));
-    in[t] = raw_of(feeds.at(t));
+    in[t] = to_raw(feeds.at(t));
     CHECK(static_cast<std::int64_t>(in[t].size()) == m.bytes(t));
     list.push_back({t.c_str(), in[t].data()});
   }
@@ -150,7 +132,7 @@ void same_as_run_compiled(const Graph &g, const std::map<std::string, std::int64
     m.run(list);
     for (const std::string &t : m.outputs()) {
       INFO(t << ", run " << run);
-      CHECK(out[t] == raw_of(expected.at(t)));
+      CHECK(out[t] == to_raw(expected.at(t)));
     }
   }
 }
