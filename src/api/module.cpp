@@ -175,17 +175,7 @@ struct Module::Impl {
 /// module's own, or a buffer of the call's work area.
 void Module::Impl::prepare() {
   std::vector<memory::KernelUse> uses = kernel_uses(compiled, params);
-  std::map<std::string, std::int64_t> used_bytes;
-  for (const memory::KernelUse &u : uses)
-    for (const memory::KernelArg &a : u.args)
-      if (!a.tensor.empty()) used_bytes[a.tensor] = a.bytes;
-  auto tensor_bytes = [&](const std::string &tensor) -> std::int64_t {
-    if (auto it = used_bytes.find(tensor); it != used_bytes.end()) return it->second;
-    if (auto c = compiled.constants.find(tensor); c != compiled.constants.end() && !concrete.has_tensor(tensor))
-      return c->second.numel() * static_cast<std::int64_t>(dtype_size(c->second.dtype));
-    const TensorDecl &d = concrete.tensor(tensor);
-    return shape_numel(concrete_shape(d.type.shape)) * static_cast<std::int64_t>(dtype_size(d.type.dtype));
-  };
+  const auto tensor_bytes = tensor_bytes_of(compiled, concrete, uses);
   memory::MemoryPlan plan = plan_memory(compiled, concrete, params);
   WeightPhase once = weight_phase_of(compiled, concrete, uses);
   arena = round_up(plan.peak_bytes());
@@ -276,21 +266,36 @@ void Module::Impl::prepare() {
   if (weights_once && std::any_of(calls.begin(), calls.end(), [](const Call &c) { return c.skip; })) {
     Block a(arena, false), w(work, true);
     std::vector<void *> args(max_args + 1);
-    int mode = std::fegetround();
-    if (mode != FE_TONEAREST) std::fesetround(FE_TONEAREST);
-    try {
-      execute(a.data(), w.data(), nullptr, args.data(), true);
-    } catch (...) {
-      if (mode != FE_TONEAREST) std::fesetround(mode);
-      throw;
-    }
-    if (mode != FE_TONEAREST) std::fesetround(mode);
+    execute(a.data(), w.data(), nullptr, args.data(), true);
   }
 }
+
+namespace {
+
+/// Round-to-nearest for the scope, as the generated code assumes
+/// (CpuExecutable::run; PPL, in the same process, sets round-upward); the
+/// caller's mode is restored after, also when a kernel throws.
+class RoundToNearest {
+public:
+  RoundToNearest() : mode_(std::fegetround()) {
+    if (mode_ != FE_TONEAREST) std::fesetround(FE_TONEAREST);
+  }
+  ~RoundToNearest() {
+    if (mode_ != FE_TONEAREST) std::fesetround(mode_);
+  }
+  RoundToNearest(const RoundToNearest &) = delete;
+  RoundToNearest &operator=(const RoundToNearest &) = delete;
+
+private:
+  int mode_;
+};
+
+}  // namespace
 
 /// Runs the kernels: the weight phase's (weight_phase) or the call's.
 void Module::Impl::execute(unsigned char *arena_base, unsigned char *work_base, void *const *table, void **args,
                            bool weight_phase) const {
+  RoundToNearest rounding;
   auto pointer = [&](const Ref &r) -> void * {
     switch (r.kind) {
     case Ref::Kind::Arena: return arena_base + r.offset;
@@ -321,16 +326,7 @@ void Module::Impl::run(void **table) const {
   unsigned char *work_base = arena_base + arena;
   if (work) std::memset(work_base, 0, static_cast<std::size_t>(work));
   void **args = reinterpret_cast<void **>(work_base + work);
-  // The generated code assumes round-to-nearest (CpuExecutable::run).
-  int mode = std::fegetround();
-  if (mode != FE_TONEAREST) std::fesetround(FE_TONEAREST);
-  try {
-    execute(arena_base, work_base, table, args, false);
-  } catch (...) {
-    if (mode != FE_TONEAREST) std::fesetround(mode);
-    throw;
-  }
-  if (mode != FE_TONEAREST) std::fesetround(mode);
+  execute(arena_base, work_base, table, args, false);
   // Outputs the kernels left elsewhere (a view of an input, a constant, an
   // intermediate's buffer): copied into the caller's.
   for (std::size_t j = 0; j < outputs.size(); ++j) {
@@ -370,20 +366,11 @@ std::string Module::Impl::explain_text(const std::string &stage) const {
     co.print_after = {stage};
     ScheduledGraph s = schedule_graph(graph, co);
     std::string out = header(s.clusters.size());
-    for (const auto &c : s.clusters) {
-      out += "// cluster " + c.name + "\n";
-      for (const poly::PrintedPass &p : c.printed) out += printed_pass_text(p, p.pass == stage);
-    }
+    for (const auto &c : s.clusters) out += cluster_printed_text(c, stage);
     return out;
   }
   std::string out = header(compiled.clusters.size());
-  for (const auto &c : compiled.clusters) {
-    out += "// cluster " + c.name + "\n";
-    if (stage == "scop") out += c.scop_text;
-    else if (stage == "deps") out += c.deps_text;
-    else if (stage == "schedule") out += "// scheduler: " + c.algorithm + "\n" + c.schedule_yaml + "\n";
-    else out += c.ast_text;
-  }
+  for (const auto &c : compiled.clusters) out += cluster_stage_text(c, stage);
   return out;
 }
 

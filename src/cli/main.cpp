@@ -401,8 +401,7 @@ int explain_passes(const Args &a, const Graph &graph, bool pass_stage) {
   std::set<std::string> wanted = a.print_after;
   if (pass_stage) wanted.insert(a.stage);
   for (const poly::Pass &p : poly::cpu_pipeline())
-    if ((wanted.count(p.name) || (wanted.count("all") && codegen_available(a.target))) &&
-        !target_has_level(a.target, p.level))
+    if (wanted.count(p.name) && !target_has_level(a.target, p.level))
       throw UserError("target " + a.target + ": code generation is not available yet, so pass '" + p.name +
                       "' does not run for it (explain --list-stages --target " + a.target + ")");
   CompileOptions co;
@@ -411,14 +410,9 @@ int explain_passes(const Args &a, const Graph &graph, bool pass_stage) {
   co.print_after = wanted;
   ScheduledGraph scheduled = schedule_graph(graph, co);
   print_compiled_header(std::cout, graph, scheduled);
-  for (const auto &c : scheduled.clusters) {
-    std::cout << "// cluster " << c.name << "\n";
-    for (const poly::PrintedPass &p : c.printed) {
-      if (!target_has_level(a.target, p.level)) continue;
-      const bool full = pass_stage && p.pass == a.stage;
-      std::cout << printed_pass_text(p, full);
-    }
-  }
+  for (const auto &c : scheduled.clusters)
+    std::cout << cluster_printed_text(c, pass_stage ? a.stage : std::string(),
+                                      [&](poly::Level l) { return target_has_level(a.target, l); });
   return 0;
 }
 
@@ -508,13 +502,7 @@ int run_explain(const Args &a) {
     return 0;
   }
   print_compiled_header(std::cout, graph, scheduled);
-  for (const auto &c : scheduled.clusters) {
-    std::cout << "// cluster " << c.name << "\n";
-    if (a.stage == "scop") std::cout << c.scop_text;
-    else if (a.stage == "deps") std::cout << c.deps_text;
-    else if (a.stage == "schedule") std::cout << "// scheduler: " << c.algorithm << "\n" << c.schedule_yaml << "\n";
-    else if (a.stage == "ast") std::cout << c.ast_text;
-  }
+  for (const auto &c : scheduled.clusters) std::cout << cluster_stage_text(c, a.stage);
   return 0;
 }
 

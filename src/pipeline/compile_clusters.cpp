@@ -66,6 +66,23 @@ std::string printed_pass_text(const poly::PrintedPass &p, bool full) {
   return head + p.text;
 }
 
+std::string cluster_stage_text(const poly::ClusterResult &c, const std::string &stage) {
+  std::string out = "// cluster " + c.name + "\n";
+  if (stage == "scop") out += c.scop_text;
+  else if (stage == "deps") out += c.deps_text;
+  else if (stage == "schedule") out += "// scheduler: " + c.algorithm + "\n" + c.schedule_yaml + "\n";
+  else if (stage == "ast") out += c.ast_text;
+  return out;
+}
+
+std::string cluster_printed_text(const poly::ClusterResult &c, const std::string &full_pass,
+                                 const std::function<bool(poly::Level)> &keep) {
+  std::string out = "// cluster " + c.name + "\n";
+  for (const poly::PrintedPass &p : c.printed)
+    if (!keep || keep(p.level)) out += printed_pass_text(p, p.pass == full_pass);
+  return out;
+}
+
 ScheduledGraph schedule_graph(const Graph &graph, const CompileOptions &options) {
   auto t0 = Clock::now();
   ScheduledGraph out;

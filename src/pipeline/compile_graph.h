@@ -39,6 +39,14 @@ struct CompileOptions {
 /// then the text, which `full` = false leaves out where it did not change.
 std::string printed_pass_text(const poly::PrintedPass &p, bool full);
 
+/// A cluster's block of explain output: "// cluster NAME", then for an
+/// alias stage (scop, deps, schedule, ast) its text, for a pass stage the
+/// IR kept after the passes (ClusterResult::printed; `full_pass` printed in
+/// full, `keep` filtering the levels shown when given).
+std::string cluster_stage_text(const poly::ClusterResult &c, const std::string &stage);
+std::string cluster_printed_text(const poly::ClusterResult &c, const std::string &full_pass = {},
+                                 const std::function<bool(poly::Level)> &keep = {});
+
 /// How the polyhedral layer laid out one cluster: which of its operators
 /// share an outermost loop nest of the kernel's loop AST. A cluster of
 /// several operators whose schedule gives them no common outermost loop was
@@ -202,6 +210,11 @@ std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const 
 /// dtype): written to `dst` (numel x the dtype's size bytes), or returned.
 void store_raw(const Tensor &t, unsigned char *dst);
 std::vector<unsigned char> to_raw(const Tensor &t);
+
+/// Bytes of each tensor as the kernels see it (their arguments in `uses`),
+/// else as `concrete` declares it, or as a constant the compiler made.
+std::function<std::int64_t(const std::string &)> tensor_bytes_of(const CompiledGraph &compiled, const Graph &concrete,
+                                                                 const std::vector<memory::KernelUse> &uses);
 
 /// The kernels' array arguments at the parameter values: which graph tensor
 /// each holds (or a temporary), its bytes, read or written.

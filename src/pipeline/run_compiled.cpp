@@ -159,6 +159,18 @@ std::int64_t graph_tensor_bytes(const CompiledGraph &compiled, const Graph &conc
 
 }  // namespace
 
+std::function<std::int64_t(const std::string &)> tensor_bytes_of(const CompiledGraph &compiled, const Graph &concrete,
+                                                                 const std::vector<memory::KernelUse> &uses) {
+  std::map<std::string, std::int64_t> used_bytes;
+  for (const memory::KernelUse &u : uses)
+    for (const memory::KernelArg &a : u.args)
+      if (!a.tensor.empty()) used_bytes[a.tensor] = a.bytes;
+  return [used_bytes = std::move(used_bytes), &compiled, &concrete](const std::string &tensor) {
+    auto it = used_bytes.find(tensor);
+    return it != used_bytes.end() ? it->second : graph_tensor_bytes(compiled, concrete, tensor);
+  };
+}
+
 memory::MemoryPlan plan_memory(const CompiledGraph &compiled, const Graph &concrete,
                                const std::map<std::string, std::int64_t> &params) {
   std::set<std::string> external(concrete.inputs.begin(), concrete.inputs.end());
@@ -195,14 +207,7 @@ std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const 
   // Every intermediate buffer and temporary: one arena, planned at these parameters.
   std::vector<memory::KernelUse> uses = kernel_uses(compiled, params);
   // Sizes as the kernels see them (a tensor a pass made is not in `concrete`).
-  std::map<std::string, std::int64_t> used_bytes;
-  for (const memory::KernelUse &u : uses)
-    for (const memory::KernelArg &a : u.args)
-      if (!a.tensor.empty()) used_bytes[a.tensor] = a.bytes;
-  auto tensor_bytes = [&](const std::string &tensor) {
-    auto it = used_bytes.find(tensor);
-    return it != used_bytes.end() ? it->second : graph_tensor_bytes(compiled, concrete, tensor);
-  };
+  const auto tensor_bytes = tensor_bytes_of(compiled, concrete, uses);
   memory::MemoryPlan plan = plan_memory(compiled, concrete, params);
   Arena arena(plan.peak_bytes());
   WeightPhase once = weight_phase_of(compiled, concrete, uses);

@@ -404,10 +404,7 @@ void record_passes(const CompiledGraph &compiled, GraphResult &r) {
       for (const std::string &why : p.rejections)
         r.rejected_passes.push_back(c.name + ": " + p.name + " rejected: " + why);
     }
-    if (!c.printed.empty()) {
-      r.printed += "// cluster " + c.name + "\n";
-      for (const poly::PrintedPass &p : c.printed) r.printed += printed_pass_text(p, false);
-    }
+    if (!c.printed.empty()) r.printed += cluster_printed_text(c);
   }
   r.passes = nlohmann::json::array();
   for (const std::string &name : order) r.passes.push_back(by_name[name]);
