@@ -2,7 +2,7 @@
 // caller-owned buffers (no tensor conversion in the timed path).
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "bench/measure.h"
 #include "src/pipeline/compile_graph.h"

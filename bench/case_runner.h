@@ -4,7 +4,7 @@
 
 #include "bench/report.h"
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <functional>
 #include <map>

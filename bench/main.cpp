@@ -3,7 +3,7 @@
 // writes every result as JSON.
 #include "bench/cases.h"
 #include "bench/onednn_kernels.h"
-#include "src/runtime/version.h"
+#include <atoll/version.h>
 
 #include <algorithm>
 #include <chrono>

@@ -1,6 +1,6 @@
 # `cmake --install` and `find_package(atoll)`: the libraries, the atoll
-# executable, the public headers (include/atoll) and the layer headers
-# (include/atoll-internal, same paths as in the source tree).
+# executable and the public headers (include/atoll) and nothing else: the
+# layers' headers stay inside the build (docs/api.md).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -10,10 +10,6 @@ install(TARGETS atoll_graph atoll_poly atoll_backends atoll_npu atoll_lib atoll
         LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
         RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/atoll DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
-foreach(layer graph polyhedral backends src)
-  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${layer} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/atoll-internal
-          FILES_MATCHING PATTERN "*.h")
-endforeach()
 install(EXPORT atollTargets NAMESPACE atoll:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/atoll)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/atollConfig.cmake.in
   ${PROJECT_BINARY_DIR}/atollConfig.cmake INSTALL_DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/atoll)

@@ -8,7 +8,7 @@
 #include "polyhedral/pipeline/poly_options.h"
 #include "polyhedral/pipeline/run_passes.h"
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <map>
 #include <string>

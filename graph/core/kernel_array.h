@@ -5,7 +5,7 @@
 #pragma once
 
 #include <atoll/dtype.h>
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <string>
 

@@ -1,7 +1,7 @@
 // Legality of clusters: no path leaves a cluster and re-enters it, and the clusters form a DAG.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <set>
 #include <string>

@@ -1,7 +1,7 @@
 // Whether a set of nodes is worth running as one kernel: fusion rules by pattern kind and a simple cost model.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <cstdint>
 #include <string>

@@ -1,7 +1,7 @@
 // Fusion driver: groups a graph's nodes into clusters (kernels), and says why each remaining edge was not fused.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/fusion/cost_model.h"
 

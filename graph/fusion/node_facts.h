@@ -1,7 +1,7 @@
 // What fusion knows about one node: its pattern kind, statement count and tensor sizes.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/ir/op_registry.h"
 

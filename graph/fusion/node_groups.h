@@ -1,7 +1,7 @@
 // Union-find over a graph's nodes: the groups that fusion grows into clusters.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <cstddef>
 #include <vector>

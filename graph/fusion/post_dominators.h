@@ -1,7 +1,7 @@
 // Immediate post-dominators of a graph's nodes (Boost.Graph Lengauer-Tarjan on the reversed graph).
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <optional>
 #include <vector>

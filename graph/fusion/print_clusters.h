@@ -1,7 +1,7 @@
 // Text and Graphviz forms of a graph's clusters (explain --stage clusters).
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/fusion/fuse_graph.h"
 

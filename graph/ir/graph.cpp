@@ -1,7 +1,7 @@
 // Graph construction and checking: declarations, node naming, constant-input
 // normalisation, edges, topological order and cycle detection (Boost.Graph),
 // type inference through the operator registry, instantiation of symbols.
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/ir/op_registry.h"
 

@@ -3,7 +3,7 @@
 // pattern kind and the operator's definition as Compute statements.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <cstdint>
 #include <map>

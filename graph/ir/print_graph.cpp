@@ -1,5 +1,5 @@
 // Prints the graph IR as text (explain --stage graph) and as Graphviz.
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <boost/graph/graphviz.hpp>
 

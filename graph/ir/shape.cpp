@@ -1,5 +1,5 @@
 // Symbolic dimensions and tensor types: printing and concretisation.
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 namespace atl {
 

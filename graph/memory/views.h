@@ -4,7 +4,7 @@
 // offsets).
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <cstdint>
 #include <set>

@@ -1,7 +1,7 @@
 // Runs a 1x1 Conv -> depthwise Conv -> 1x1 Conv chain (MobileNet's inverted residual) in bands of output rows.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/passes/pass_stats.h"
 

@@ -1,7 +1,7 @@
 // Rewrites an inference BatchNormalization with run-time parameters into a per-channel scale and shift and one multiply-add per element.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/passes/pass_stats.h"
 

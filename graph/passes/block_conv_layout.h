@@ -1,7 +1,7 @@
 // Rewrites 2-D f32 convolutions to compute their output in a channel-blocked layout (NCHW16c) where it pays.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/passes/pass_stats.h"
 

@@ -1,7 +1,7 @@
 // Cancels or composes Transpose pairs and Reshape pairs, and drops Reshapes that keep the shape.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/passes/pass_stats.h"
 

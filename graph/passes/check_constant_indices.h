@@ -1,7 +1,7 @@
 // Checks that indirect subscripts (Gather's indices, `data(idx(i), j)`) whose index tensors are compile-time constants stay in bounds.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 namespace atl {
 

@@ -1,7 +1,7 @@
 // Merges nodes that apply the same operator with the same attributes to the same inputs.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/passes/pass_stats.h"
 

@@ -1,7 +1,7 @@
 // Removes nodes whose outputs reach no graph output, and constant weights nothing reads.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/passes/pass_stats.h"
 

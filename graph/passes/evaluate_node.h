@@ -3,7 +3,7 @@
 // passes compute values, so no operator is implemented twice.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 #include <atoll/tensor.h>
 
 #include <map>

@@ -1,7 +1,7 @@
 // Folds a BatchNormalization into the Conv, Gemm or MatMul that feeds it, when both have constant parameters.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/passes/pass_stats.h"
 

@@ -1,7 +1,7 @@
 // Evaluates nodes whose inputs are all constants and replaces them by weights with inline data.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/passes/pass_stats.h"
 

@@ -1,7 +1,7 @@
 // Folds a zero constant Pad of the spatial axes into the padding of the Conv that reads it.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/passes/pass_stats.h"
 

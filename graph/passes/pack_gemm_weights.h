@@ -1,7 +1,7 @@
 // Lays the weight operand of a MatMul out in column panels [N/P, K, P], written once by a weight-phase kernel.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/passes/pass_stats.h"
 

@@ -2,7 +2,7 @@
 // from an edited node list, and renaming the tensors that nodes read.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/passes/pass_stats.h"
 

@@ -1,7 +1,7 @@
 // Runs the simplification passes to a fixed point and summarises what they did.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/passes/batchnorm_scale_shift.h"
 #include "graph/passes/band_depthwise_chain.h"

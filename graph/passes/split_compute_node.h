@@ -1,7 +1,7 @@
 // Splits a Compute node of several contractions (or a contraction and a reduction) into one node per contraction or run of reductions.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/passes/pass_stats.h"
 

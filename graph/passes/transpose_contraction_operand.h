@@ -1,7 +1,7 @@
 // Gives a contraction's operand (Compute, or a Gemm's run-time B under transB) a transposed copy when the output's innermost index is not its last subscript.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "graph/passes/pass_stats.h"
 

@@ -1,19 +1,23 @@
-// The graph IR: operator nodes and tensor edges on a Boost.Graph
-// adjacency_list, with declared inputs, weights, outputs and symbolic dims.
+// Graphs of operators, as another compiler builds them: the shape
+// vocabulary (Dim, TensorType, ParamRange) and GraphBuilder, which builds a
+// graph in code or reads one graph object of the batch format, checks it
+// (shape inference, operator rules) and hands it to compile() (module.h)
+// or run_graphs() (driver.h). Reference: docs/api.md.
+//
+// Public: only the standard library and Atoll's public headers.
 #pragma once
 
 #include <atoll/diagnostics.h>
 #include <atoll/dtype.h>
 #include <atoll/tensor.h>
 
-#include <boost/graph/adjacency_list.hpp>
-#include <nlohmann/json.hpp>
-
 #include <cstdint>
+#include <initializer_list>
 #include <map>
-#include <optional>
-#include <ostream>
+#include <memory>
 #include <string>
+#include <utility>
+#include <variant>
 #include <vector>
 
 namespace atl {
@@ -48,118 +52,98 @@ struct TensorType {
   std::string str() const;  ///< "f32[N, 64, 56, 56]"
 };
 
-enum class TensorRole { Input, Weight, Intermediate };
-
-/// A tensor of the graph: declared (input, weight) or produced by a node.
-struct TensorDecl {
-  std::string name;
-  TensorType type;
-  TensorRole role = TensorRole::Intermediate;
-  std::string init;                   ///< "uniform(-1,1)" etc.; empty = default
-  std::optional<std::vector<double>> data;  ///< inline values (row-major): a constant
-  std::string pointer;                ///< JSON pointer of its declaration or producer
-};
-
 /// Range of a symbolic dimension.
 struct ParamRange {
   std::int64_t min = 1;
   std::int64_t max = 1;
 };
 
-/// An operator application. `attrs` holds ONNX attributes as JSON values; the
-/// front end moves constant inputs that the spec allows as attributes
-/// (Reshape's shape, Clip's min/max, ...) into attrs, so operators read them
-/// from one place.
-struct Node {
-  std::string op;
-  std::string name;
-  std::vector<std::string> inputs;   ///< "" = omitted optional input
-  std::vector<std::string> outputs;
-  nlohmann::json attrs = nlohmann::json::object();
-  std::string pointer;               ///< JSON pointer of the node in the batch
-};
-
-/// A data edge from producer to consumer node, carrying one tensor.
-struct Edge {
-  std::string tensor;
-  int input_slot = 0;
-};
-
-using NodeGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Node, Edge>;
-using NodeId = NodeGraph::vertex_descriptor;
-
-/// Parsed, optional schedule hints of a graph (batch-format.md). Validated by
-/// the front end; honoured (or refused by name) by the optimizer.
-struct ScheduleHints {
-  nlohmann::json fuse;                                   ///< null, "auto", "none" or [[names...]]
-  std::map<std::string, std::vector<std::int64_t>> tile;  ///< node -> sizes per domain dim
-  std::optional<bool> vectorize, parallel;
-  std::optional<std::int64_t> unroll;
-  std::string scheduler;                                 ///< "", "isl", "pluto", "feautrier"
-  nlohmann::json tree;                                   ///< null, a string, or {cluster: string}
-};
-
-/// A graph of operators. Build it with add_* and then call finalize(), which
-/// infers every produced tensor's type, links edges and checks the whole
-/// graph (unknown tensors, cycles, duplicates, operator rules).
-class Graph {
+/// The value of a node attribute, as in the batch format: an integer, a
+/// number, a string, or a list of integers, numbers or strings (operators.md
+/// says which attribute takes which).
+class Attr {
 public:
-  std::string name;
-  std::vector<std::string> inputs, weights, outputs;
-  std::map<std::string, ParamRange> params;
-  ScheduleHints schedule;
-  std::string pointer;  ///< JSON pointer of the graph in its batch ("" from the API)
-
-  /// Declares a run-time input. `init` says how test data is made.
-  void add_input(const std::string &name, TensorType type, std::string init = {});
-  /// Declares a weight; `data` (row-major) makes it a compile-time constant.
-  void add_weight(const std::string &name, TensorType type, std::string init = {},
-                  std::optional<std::vector<double>> data = std::nullopt);
-  /// Appends a node. Its name defaults to "n<position>".
-  NodeId add_node(Node node);
-  void add_output(const std::string &name) { outputs.push_back(name); }
-  /// Records where a declared tensor came from (a JSON pointer), for messages.
-  void set_tensor_pointer(const std::string &tensor, std::string pointer);
-
-  /// Links edges, orders nodes topologically, infers types; throws UserError
-  /// that names the graph and node.
-  void finalize();
-
-  const NodeGraph &nodes() const { return g_; }
-  NodeGraph &nodes() { return g_; }
-  const Node &node(NodeId v) const { return g_[v]; }
-  std::size_t num_nodes() const { return boost::num_vertices(g_); }
-  /// Nodes in a topological order (Boost.Graph topological_sort), valid after finalize().
-  const std::vector<NodeId> &order() const { return order_; }
-
-  const std::map<std::string, TensorDecl> &tensors() const { return tensors_; }
-  const TensorDecl &tensor(const std::string &name) const;
-  bool has_tensor(const std::string &name) const { return tensors_.count(name) != 0; }
-  /// The node that produces a tensor, if any.
-  std::optional<NodeId> producer(const std::string &tensor) const;
-
-  /// The same graph with every symbolic dimension replaced by its value (each
-  /// parameter stays in `params` as the one-point range of its value).
-  /// Throws UserError when a value is outside the parameter's range.
-  Graph instantiate(const std::map<std::string, std::int64_t> &values) const;
-
-  /// Total FLOPs of the graph's operators (needs concrete shapes; symbolic
-  /// graphs: of the instantiation at the given values).
-  std::int64_t flops() const;
+  using Value = std::variant<std::int64_t, double, std::string, std::vector<std::int64_t>, std::vector<double>,
+                             std::vector<std::string>>;
+  Attr(int v) : value_(std::int64_t(v)) {}          // NOLINT: attributes convert implicitly
+  Attr(long v) : value_(std::int64_t(v)) {}         // NOLINT
+  Attr(long long v) : value_(std::int64_t(v)) {}    // NOLINT
+  Attr(double v) : value_(v) {}                     // NOLINT
+  Attr(const char *v) : value_(std::string(v)) {}   // NOLINT
+  Attr(std::string v) : value_(std::move(v)) {}     // NOLINT
+  Attr(std::initializer_list<int> v) : value_(std::vector<std::int64_t>(v.begin(), v.end())) {}  // NOLINT
+  Attr(std::initializer_list<double> v) : value_(std::vector<double>(v)) {}                        // NOLINT
+  Attr(std::initializer_list<const char *> v) : value_(std::vector<std::string>(v.begin(), v.end())) {}  // NOLINT
+  Attr(std::vector<std::int64_t> v) : value_(std::move(v)) {}  // NOLINT
+  Attr(std::vector<double> v) : value_(std::move(v)) {}        // NOLINT
+  Attr(std::vector<std::string> v) : value_(std::move(v)) {}   // NOLINT
+  const Value &value() const { return value_; }
 
 private:
-  NodeGraph g_;
-  std::vector<NodeId> order_;
-  std::map<std::string, TensorDecl> tensors_;
-  bool finalized_ = false;
-
-  void declare(TensorDecl decl);
-  void infer_types();
+  Value value_;
 };
 
-/// Text form of the graph after shape inference (explain --stage graph).
-void print_graph(std::ostream &os, const Graph &graph);
-/// Graphviz form (boost::write_graphviz).
-void print_graph_dot(std::ostream &os, const Graph &graph);
+/// A graph of operators under construction. Declare its parameters, inputs,
+/// weights, nodes and outputs, then finalize(): it infers every produced
+/// tensor's type and checks the whole graph (unknown tensors, cycles,
+/// duplicates, operator rules), throwing a UserError that names the graph
+/// and the node. A finalized graph is read-only (another add_* is a
+/// UserError). Copies are independent.
+class GraphBuilder {
+public:
+  explicit GraphBuilder(std::string name);
+  /// One graph object of the batch format (batch-format.md: an element of a
+  /// batch's "graphs" array), read and finalized. Errors are located
+  /// relative to the object ("at /nodes/1/op", or the line and column of a
+  /// JSON syntax error). Schedule hints ("schedule") are honoured as in a batch.
+  static GraphBuilder from_json(const std::string &graph_json);
+
+  GraphBuilder(const GraphBuilder &other);
+  GraphBuilder &operator=(const GraphBuilder &other);
+  GraphBuilder(GraphBuilder &&other) noexcept;
+  GraphBuilder &operator=(GraphBuilder &&other) noexcept;
+  ~GraphBuilder();
+
+  /// A symbolic dimension `name` (used in shapes as Dim::sym(name)) with its range.
+  void add_param(const std::string &name, std::int64_t min, std::int64_t max);
+  /// A run-time input. `init` says how test data is made ("uniform(-1,1)",
+  /// batch-format.md), for run_graphs with verify or bench.
+  void add_input(const std::string &name, TensorType type, std::string init = {});
+  /// A weight the caller passes at run time (`init` as for inputs).
+  void add_weight(const std::string &name, TensorType type, std::string init = {});
+  /// A weight with its values (row-major, as doubles): a compile-time
+  /// constant that a module owns.
+  void add_weight_data(const std::string &name, TensorType type, std::vector<double> data);
+  /// An operator application (operators.md); `name` defaults to "n<position>".
+  void add_node(const std::string &op, std::vector<std::string> inputs, std::vector<std::string> outputs,
+                const std::map<std::string, Attr> &attrs = {}, const std::string &name = {});
+  void add_output(const std::string &name);
+
+  /// Checks the graph and infers its types; UserError when it does not hold.
+  void finalize();
+  bool finalized() const;
+
+  const std::string &name() const;
+  std::vector<std::string> inputs() const;
+  std::vector<std::string> weights() const;
+  std::vector<std::string> outputs() const;
+  /// The type of a declared or (once finalized) produced tensor; any other
+  /// name is a UserError.
+  TensorType tensor_type(const std::string &tensor) const;
+  /// Total FLOPs of its operators (finalized, concrete shapes; with symbolic
+  /// dimensions, at `params`).
+  std::int64_t flops(const std::map<std::string, std::int64_t> &params = {}) const;
+  /// The graph as `atoll explain --stage graph` prints it (finalized).
+  std::string text() const;
+  /// Its Graphviz form (finalized).
+  std::string dot() const;
+
+  struct Impl;  ///< the graph IR; defined inside the library
+
+private:
+  std::unique_ptr<Impl> impl_;
+  friend const Impl &graph_builder_impl(const GraphBuilder &builder);
+  friend GraphBuilder make_graph_builder(std::unique_ptr<Impl> impl);
+};
 
 }  // namespace atl

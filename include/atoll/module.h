@@ -3,10 +3,9 @@
 // on buffers the caller owns. Reference: docs/api.md, "Compile a graph into
 // a module". The C API (atoll.h) is a thin layer over this class.
 //
-// This header needs only the standard library and <atoll/diagnostics.h>
-// (atl::UserError): no Boost, nlohmann, isl or LLVM type appears in it.
-// `compile(const Graph &)` takes a graph built in code; its caller includes
-// <atoll/graph.h> (which does use Boost) itself.
+// This header needs only the standard library and Atoll's public headers:
+// no Boost, nlohmann, isl or LLVM type appears in it. A graph built in code
+// is a GraphBuilder (<atoll/graph.h>).
 //
 // Errors: everything the caller gets wrong (a graph that does not read, an
 // unknown operator, an option, a tensor name, a missing or null buffer, a
@@ -15,6 +14,7 @@
 #pragma once
 
 #include <atoll/diagnostics.h>
+#include <atoll/graph.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -24,8 +24,6 @@
 #include <vector>
 
 namespace atl {
-
-class Graph;
 
 /// How to compile a module.
 struct ModuleOptions {
@@ -63,8 +61,9 @@ class Module;
 /// an unknown operator.
 Module compile_graph_json(const std::string &graph_json, const ModuleOptions &options = {});
 
-/// Compiles a graph built in code (finalized: Graph::finalize).
-Module compile(const Graph &graph, const ModuleOptions &options = {});
+/// Compiles a graph built in code (finalized: GraphBuilder::finalize) or
+/// read with GraphBuilder::from_json.
+Module compile(const GraphBuilder &graph, const ModuleOptions &options = {});
 
 /// A compiled graph: its kernels, its own weights (those with inline data)
 /// and folded constants, and the values of its symbolic dimensions. Copies
@@ -150,10 +149,11 @@ public:
   /// relative to `dir`.
   std::vector<std::string> write(const std::string &dir) const;
 
+  struct Impl;  ///< the compiled code and its run plan; defined inside the library
+
 private:
-  struct Impl;
   explicit Module(std::shared_ptr<const Impl> impl);
-  friend Module compile(const Graph &, const ModuleOptions &);
+  friend Module compile(const GraphBuilder &, const ModuleOptions &);
   friend Module compile_graph_json(const std::string &, const ModuleOptions &);
   const Impl &impl(const char *what) const;
   std::shared_ptr<const Impl> impl_;

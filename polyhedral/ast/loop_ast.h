@@ -9,7 +9,7 @@
 #include "graph/core/kernel_array.h"
 
 #include <atoll/dtype.h>
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <cstdint>
 #include <functional>

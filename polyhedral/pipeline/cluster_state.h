@@ -11,7 +11,7 @@
 #include "polyhedral/scop/scop.h"
 #include "polyhedral/transforms/schedule/tile_for_cpu.h"
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <isl/cpp.h>
 

@@ -1,10 +1,13 @@
 // Checks a schedule against the dependences and names the first violated
-// one (kind, source, target, relation, schedule dimension).
+// one, or every violated one (kind, source, target, relation, schedule
+// dimension).
 #include "polyhedral/isl/isl_context.h"
 #include "polyhedral/schedule/schedule.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
+#include <tuple>
 
 namespace atl::poly {
 
@@ -41,6 +44,43 @@ isl::set earlier_at(isl::ctx ctx, unsigned dims, unsigned d) {
   return isl::set(ctx, "{ T[" + vars("x", dims) + "] : " + c + " }");
 }
 
+/// The kinds of dependences a legal schedule respects, in check order: the
+/// relations of deps.validity() split by kind.
+std::vector<std::pair<std::string, isl::union_map>> checked_kinds(isl::ctx ctx, const Dependences &deps) {
+  isl::union_map relaxed = deps.relaxed ? deps.reduction_deps() : isl::union_map(ctx, "{ }");
+  std::vector<std::pair<std::string, isl::union_map>> kinds = {
+      {"flow", deps.flow.subtract(relaxed)}, {"anti", deps.anti.subtract(relaxed)},
+      {"output", deps.output.subtract(relaxed)}};
+  if (deps.relaxed) kinds.push_back({"reduction-order", deps.reduction_closure});
+  return kinds;
+}
+
+/// Calls `found` with each violated dependence relation (one per kind and
+/// pair of statements, in checked_kinds' order, then isl's order of the
+/// relations) until it returns false.
+void for_each_violation(const Scop &scop, const Dependences &deps, const isl::schedule &schedule,
+                        const std::function<bool(Violation)> &found) {
+  isl::ctx ctx = scop.context.ctx();
+  unsigned dims = 0;
+  auto sched = padded_schedules(schedule, dims);
+  bool more = true;
+  for (const auto &[kind, rel] : checked_kinds(ctx, deps)) {
+    rel.foreach_map([&](isl::map dep) {
+      if (!more) return;
+      std::string src = dep.domain_tuple_id().name(), dst = dep.range_tuple_id().name();
+      auto s = sched.find(src), t = sched.find(dst);
+      if (s == sched.end() || t == sched.end()) return;
+      isl::set delta = dep.apply_domain(s->second).apply_range(t->second).deltas();
+      for (unsigned d = 0; d <= dims; ++d) {
+        if (delta.intersect(earlier_at(ctx, dims, d)).intersect_params(scop.context).is_empty()) continue;
+        more = found(Violation{kind, src, dst, isl_text(dep), static_cast<int>(d), d == dims});
+        return;
+      }
+    });
+    if (!more) break;
+  }
+}
+
 }  // namespace
 
 std::string Violation::message() const {
@@ -53,32 +93,35 @@ IllegalSchedule::IllegalSchedule(Violation v, Location where)
     : UserError(v.message(), std::move(where)), violation_(std::move(v)) {}
 
 std::optional<Violation> check_legality(const Scop &scop, const Dependences &deps, const isl::schedule &schedule) {
-  isl::ctx ctx = scop.context.ctx();
-  unsigned dims = 0;
-  auto sched = padded_schedules(schedule, dims);
-  isl::union_map relaxed = deps.relaxed ? deps.reduction_deps() : isl::union_map(ctx, "{ }");
-  std::vector<std::pair<std::string, isl::union_map>> kinds = {
-      {"flow", deps.flow.subtract(relaxed)}, {"anti", deps.anti.subtract(relaxed)},
-      {"output", deps.output.subtract(relaxed)}};
-  if (deps.relaxed) kinds.push_back({"reduction-order", deps.reduction_closure});
-
   std::optional<Violation> first;
-  for (const auto &[kind, rel] : kinds) {
-    rel.foreach_map([&](isl::map dep) {
-      if (first) return;
-      std::string src = dep.domain_tuple_id().name(), dst = dep.range_tuple_id().name();
-      auto s = sched.find(src), t = sched.find(dst);
-      if (s == sched.end() || t == sched.end()) return;
-      isl::set delta = dep.apply_domain(s->second).apply_range(t->second).deltas();
-      for (unsigned d = 0; d <= dims; ++d) {
-        if (delta.intersect(earlier_at(ctx, dims, d)).intersect_params(scop.context).is_empty()) continue;
-        first = Violation{kind, src, dst, isl_text(dep), static_cast<int>(d), d == dims};
-        return;
-      }
-    });
-    if (first) break;
-  }
+  for_each_violation(scop, deps, schedule, [&](Violation v) {
+    first = std::move(v);
+    return false;
+  });
   return first;
+}
+
+std::vector<Violation> all_violations(const Scop &scop, const Dependences &deps, const isl::schedule &schedule) {
+  std::vector<Violation> out;
+  for_each_violation(scop, deps, schedule, [&](Violation v) {
+    out.push_back(std::move(v));
+    return true;
+  });
+  // isl's order of the relations in a union map is not the statements'
+  // order: sort by kind (check order), then source and target position.
+  std::map<std::string, std::size_t> kind_rank, position;
+  for (const auto &k : {"flow", "anti", "output", "reduction-order"}) kind_rank.emplace(k, kind_rank.size());
+  for (const auto &st : scop.statements) position.emplace(st.name, position.size());
+  auto key = [&](const Violation &v) {
+    auto rank = [](const std::map<std::string, std::size_t> &m, const std::string &name) {
+      auto it = m.find(name);
+      return it == m.end() ? m.size() : it->second;
+    };
+    return std::make_tuple(rank(kind_rank, v.kind), rank(position, v.source), rank(position, v.target), v.source,
+                           v.target);
+  };
+  std::stable_sort(out.begin(), out.end(), [&](const Violation &a, const Violation &b) { return key(a) < key(b); });
+  return out;
 }
 
 }  // namespace atl::poly

@@ -1,6 +1,7 @@
 // Schedulers for a SCoP: isl's (under a quota, with a fallback ladder),
 // Feautrier's through isl, a user's schedule tree checked against the
-// dependences, and the original statement order; plus the legality check.
+// dependences, and the original statement order; plus the legality check
+// (the first violated dependence, or all of them).
 #pragma once
 
 #include "polyhedral/deps/dependences.h"
@@ -66,6 +67,15 @@ struct Violation {
 /// The first dependence of deps.validity() that `schedule` violates, or
 /// nothing when it is legal.
 std::optional<Violation> check_legality(const Scop &scop, const Dependences &deps, const isl::schedule &schedule);
+
+/// Every dependence `schedule` violates, empty when it is legal: one
+/// Violation per violated relation of a kind between two statements (per
+/// (kind, source, target)), each at the first schedule dimension where it is
+/// violated. Order: by kind (flow, anti, output, reduction-order), then by
+/// the source's and the target's position in scop.statements. The kinds and
+/// relations are those check_legality checks, so the result is empty exactly
+/// when check_legality finds nothing.
+std::vector<Violation> all_violations(const Scop &scop, const Dependences &deps, const isl::schedule &schedule);
 
 /// A user schedule rejected because it violates a dependence.
 class IllegalSchedule : public UserError {

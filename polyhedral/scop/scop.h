@@ -5,7 +5,7 @@
 #include "graph/compute/ast.h"
 #include "graph/core/kernel_array.h"
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <isl/cpp.h>
 

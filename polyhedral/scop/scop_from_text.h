@@ -5,7 +5,7 @@
 #include "polyhedral/scop/scop.h"
 
 #include <atoll/dtype.h>
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <string>
 #include <vector>

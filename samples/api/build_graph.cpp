@@ -1,44 +1,32 @@
 // API example: build a graph in code (Gemm -> Relu with a symbolic batch),
-// check it, print it, and verify its definitions against the reference.
+// check it, print it, and verify it against the reference interpreter with
+// the batch driver (<atoll/driver.h>): public headers only.
+#include <atoll/driver.h>
 #include <atoll/graph.h>
-#include <atoll/pipeline.h>
 
 #include <iostream>
 
 int main() {
-  atl::Graph g;
-  g.name = "api_gemm_relu";
-  g.params["N"] = {1, 16};
-  g.add_input("x", {atl::DType::F32, {atl::Dim::sym("N"), 32}});
-  g.add_weight("w", {atl::DType::F32, {24, 32}}, "uniform(-0.2,0.2)");
-  g.add_weight("b", {atl::DType::F32, {24}});
-  atl::Node gemm;
-  gemm.op = "Gemm";
-  gemm.name = "fc";
-  gemm.inputs = {"x", "w", "b"};
-  gemm.outputs = {"h"};
-  gemm.attrs = {{"transB", 1}, {"alpha", 0.5}};
-  g.add_node(gemm);
-  atl::Node relu;
-  relu.op = "Relu";
-  relu.inputs = {"h"};
-  relu.outputs = {"y"};
-  g.add_node(relu);
-  g.add_output("y");
+  atl::GraphBuilder g("api_gemm_relu");
   try {
+    g.add_param("N", 1, 16);
+    g.add_input("x", {atl::DType::F32, {atl::Dim::sym("N"), 32}});
+    g.add_weight("w", {atl::DType::F32, {24, 32}}, "uniform(-0.2,0.2)");
+    g.add_weight("b", {atl::DType::F32, {24}});
+    g.add_node("Gemm", {"x", "w", "b"}, {"h"}, {{"transB", 1}, {"alpha", 0.5}}, "fc");
+    g.add_node("Relu", {"h"}, {"y"});
+    g.add_output("y");
     g.finalize();
   } catch (const atl::UserError &e) {
     std::cerr << "error: " << e.what() << "\n";
     return 1;
   }
-  atl::print_graph(std::cout, g);
+  std::cout << g.text();
+  std::cout << "y is " << g.tensor_type("y").str() << "\n";
 
-  atl::Batch batch;
-  batch.name = "api";
-  batch.graphs.push_back({g.name, "", g, std::nullopt});
   atl::PipelineOptions options;
   options.verify = true;
-  atl::BatchResult result = atl::run_pipeline(batch, options);
+  atl::BatchResult result = atl::run_graphs("api", {g}, options);
   const atl::GraphResult &r = result.graphs.at(0);
   if (!r.ok || !r.verify || !r.verify->passed) {
     std::cerr << "verification failed: " << (r.ok ? r.verify->detail : r.error) << "\n";

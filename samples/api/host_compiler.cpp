@@ -1,6 +1,6 @@
 // A "host compiler" embedding Atoll through the C++ module API alone
 // (<atoll/module.h>): it lowers its own layer, y = Relu(x @ w + b), to a graph
-// object of the batch format, compiles it once, and calls the module from two
+// built in code (atl::GraphBuilder), compiles it once, and calls the module from two
 // threads, each on its own buffers, checking every result against a plain
 // loop. Exits non-zero on any mismatch or error.
 #include <atoll/module.h>
@@ -23,18 +23,20 @@ struct DenseLayer {
 
 /// The layer as a graph object (batch-format.md): MatMul, bias Add, Relu.
 /// x [N, in] and w [in, out] are the caller's buffers; b is the module's own.
-std::string to_graph_json(const DenseLayer &l) {
-  std::string bias;
-  for (float v : l.bias) bias += (bias.empty() ? "" : ", ") + std::to_string(v);
-  return "{\"name\": \"" + l.name + "\",\n"
-         " \"params\": {\"N\": {\"min\": 1, \"max\": " + std::to_string(l.max_batch) + "}},\n"
-         " \"inputs\": [{\"name\": \"x\", \"shape\": [\"N\", " + std::to_string(l.in) + "]}],\n"
-         " \"weights\": [{\"name\": \"w\", \"shape\": [" + std::to_string(l.in) + ", " + std::to_string(l.out) + "]},\n"
-         "             {\"name\": \"b\", \"shape\": [" + std::to_string(l.out) + "], \"data\": [" + bias + "]}],\n"
-         " \"outputs\": [\"y\"],\n"
-         " \"nodes\": [{\"op\": \"MatMul\", \"name\": \"matmul\", \"inputs\": [\"x\", \"w\"], \"outputs\": [\"h\"]},\n"
-         "           {\"op\": \"Add\", \"name\": \"bias\", \"inputs\": [\"h\", \"b\"], \"outputs\": [\"a\"]},\n"
-         "           {\"op\": \"Relu\", \"name\": \"relu\", \"inputs\": [\"a\"], \"outputs\": [\"y\"]}]}";
+/// Lowers the host's layer to an Atoll graph, built in code: the batch is
+/// the symbolic dimension N, the bias the module's own data.
+atl::GraphBuilder to_graph(const DenseLayer &l) {
+  atl::GraphBuilder g(l.name);
+  g.add_param("N", 1, l.max_batch);
+  g.add_input("x", {atl::DType::F32, {atl::Dim::sym("N"), l.in}});
+  g.add_weight("w", {atl::DType::F32, {l.in, l.out}});
+  g.add_weight_data("b", {atl::DType::F32, {l.out}}, std::vector<double>(l.bias.begin(), l.bias.end()));
+  g.add_node("MatMul", {"x", "w"}, {"h"}, {}, "matmul");
+  g.add_node("Add", {"h", "b"}, {"a"}, {}, "bias");
+  g.add_node("Relu", {"a"}, {"y"}, {}, "relu");
+  g.add_output("y");
+  g.finalize();
+  return g;
 }
 
 std::vector<float> reference(const DenseLayer &l, const std::vector<float> &x, const std::vector<float> &w, int n) {
@@ -78,7 +80,7 @@ int main() {
   try {
     atl::ModuleOptions options;  // target "cpu": the LLVM JIT
     options.params = {{"N", batch}};
-    module = atl::compile_graph_json(to_graph_json(layer), options);
+    module = atl::compile(to_graph(layer), options);
   } catch (const atl::UserError &e) {
     std::fprintf(stderr, "host_compiler: %s\n", e.what());
     return 1;

@@ -1,17 +1,14 @@
 // API example: hand Atoll a SCoP as another compiler would (isl strings plus
 // statement bodies), read back isl's schedule tree, replace it with a legal
 // interchanged tree, see an illegal tree refused, then JIT and check the code.
-#include "backends/cpu/cpu_backend.h"
-#include "polyhedral/ast/build_ast.h"
-#include "polyhedral/deps/dependences.h"
-#include "polyhedral/isl/isl_context.h"
-#include "polyhedral/schedule/schedule.h"
-#include "polyhedral/scop/scop_from_text.h"
+// Only the public header <atoll/scop.h> is used.
+#include <atoll/scop.h>
 
 #include <cmath>
 #include <cstdint>
 #include <iostream>
 #include <map>
+#include <string>
 #include <vector>
 
 namespace {
@@ -19,24 +16,23 @@ namespace {
 constexpr int M = 4, N = 5, K = 6;
 
 /// C = A * B with an explicit initialisation statement.
-atl::poly::TextScop matmul_scop() {
-  using atl::poly::LArray;
-  atl::poly::TextScop t;
-  t.name = "api_matmul";
-  t.arrays = {{"A", atl::DType::F32, {M, K}, LArray::Role::Input},
-              {"B", atl::DType::F32, {K, N}, LArray::Role::Input},
-              {"C", atl::DType::F32, {M, N}, LArray::Role::Output}};
-  atl::poly::TextStatement init;
+atl::ScopDescription matmul_scop() {
+  atl::ScopDescription d;
+  d.name = "api_matmul";
+  d.arrays = {{"A", atl::DType::F32, {M, K}, atl::ScopRole::Input},
+              {"B", atl::DType::F32, {K, N}, atl::ScopRole::Input},
+              {"C", atl::DType::F32, {M, N}, atl::ScopRole::Output}};
+  atl::ScopStatement init;
   init.domain = "{ S0[i, j] : 0 <= i < 4 and 0 <= j < 5 }";
   init.write = "{ S0[i, j] -> C[i, j] }";
   init.body = "0";  // right-hand side only: C(i, j) = 0
-  atl::poly::TextStatement update;
+  atl::ScopStatement update;
   update.domain = "{ S1[i, j, k] : 0 <= i < 4 and 0 <= j < 5 and 0 <= k < 6 }";
   update.write = "{ S1[i, j, k] -> C[i, j] }";
   update.reads = {"{ S1[i, j, k] -> A[i, k] }", "{ S1[i, j, k] -> B[k, j] }"};
   update.body = "C(i, j) += A(i, k) * B(k, j)";  // a full Compute statement
-  t.statements = {init, update};
-  return t;
+  d.statements = {init, update};
+  return d;
 }
 
 // Loops interchanged: j outside i, then the init and the k loop.
@@ -64,18 +60,16 @@ child:
 )";
 
 /// Runs the kernel on small arrays and compares C with a plain loop.
-int run_and_check(const atl::poly::LKernel &kernel) {
+int run_and_check(const atl::ScopKernel &kernel) {
   std::map<std::string, std::vector<float>> data;
   data["A"].resize(M * K);
   data["B"].resize(K * N);
   data["C"].assign(M * N, 123.0f);  // garbage: the init statement must overwrite it
   for (int x = 0; x < M * K; ++x) data["A"][x] = float((x * 7) % 11) - 5.0f;
   for (int x = 0; x < K * N; ++x) data["B"][x] = float((x * 5) % 9) - 4.0f;
-  std::vector<void *> arrays;
-  for (const auto &a : kernel.arrays) arrays.push_back(data.at(a.name).data());
-  std::unique_ptr<atl::cpu::CpuExecutable> exe = atl::cpu::jit_kernels({kernel});
-  std::int64_t no_params[1] = {0};
-  exe->run(kernel.name, arrays.data(), no_params);
+  std::map<std::string, void *> buffers;
+  for (const atl::ScopArray &a : kernel.arrays()) buffers[a.name] = data.at(a.name).data();
+  kernel.run(buffers);
   int bad = 0;
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
@@ -91,38 +85,41 @@ int run_and_check(const atl::poly::LKernel &kernel) {
 
 int main() {
   try {
-    atl::poly::IslContext ctx;
-    atl::poly::Scop scop = atl::poly::scop_from_text(ctx, matmul_scop());
-    atl::poly::print_scop(std::cout, scop);
-    atl::poly::Dependences deps = atl::poly::compute_dependences(scop);
-    atl::poly::print_dependences(std::cout, deps);
+    atl::ScopProgram program(matmul_scop());
+    std::cout << program.scop_text() << program.dependences_text();
 
-    atl::poly::ScheduleResult isl = atl::poly::schedule_isl(scop, deps);
-    std::cout << "isl's schedule tree (" << isl.algorithm << "):\n" << atl::poly::schedule_to_yaml(isl.schedule) << "\n";
+    atl::ScopSchedule isl = program.schedule("isl");
+    std::cout << "isl's schedule tree (" << isl.algorithm << "):\n" << isl.tree << "\n";
 
-    // Our own tree: accepted after the legality check.
-    atl::poly::ScheduleResult mine = atl::poly::schedule_given(scop, deps, kInterchanged);
-    std::cout << "own interchanged tree accepted:\n" << atl::poly::schedule_to_yaml(mine.schedule) << "\n";
+    // Our own tree: accepted after the legality check (no violation).
+    if (!program.violations(kInterchanged).empty()) {
+      std::cerr << "the interchanged tree was refused\n";
+      return 1;
+    }
+    std::cout << "own interchanged tree accepted\n";
 
-    // An illegal tree: refused with the violated dependence.
+    // An illegal tree: refused with every violated dependence.
+    std::vector<atl::ScheduleViolation> violations = program.violations(kIllegal);
+    for (const atl::ScheduleViolation &v : violations)
+      std::cout << "illegal tree: " << v.kind << " dependence, source " << v.source << ", target " << v.target
+                << ", relation " << v.relation << ", dimension " << v.dimension << "\n";
     bool refused = false;
     try {
-      atl::poly::schedule_given(scop, deps, kIllegal);
-    } catch (const atl::poly::IllegalSchedule &e) {
-      const atl::poly::Violation &v = e.violation();
-      std::cout << "illegal tree refused: " << v.kind << " dependence, source " << v.source << ", target "
-                << v.target << ", relation " << v.relation << ", dimension " << v.dimension << "\n";
-      refused = v.source == "S0" && v.target == "S1";
+      program.compile(kIllegal);
+    } catch (const atl::IllegalScheduleError &e) {
+      std::cout << "illegal tree refused: " << e.what() << "\n";
+      refused = !e.violations().empty() && e.violations().front().source == "S0" &&
+                e.violations().front().target == "S1";
     }
-    if (!refused) {
+    if (!refused || violations.empty()) {
       std::cerr << "the illegal tree was not refused as expected\n";
       return 1;
     }
 
     int bad = 0;
-    for (const auto *s : {&isl.schedule, &mine.schedule}) {
-      atl::poly::LKernel kernel = atl::poly::build_ast(scop, deps, *s);
-      atl::poly::print_loop_ast(std::cout, kernel);
+    for (const std::string &tree : {isl.tree, std::string(kInterchanged)}) {
+      atl::ScopKernel kernel = program.compile(tree, "cpu");  // LLVM JIT
+      std::cout << kernel.loop_ast();
       bad += run_and_check(kernel);
     }
     return bad ? 1 : 0;

@@ -6,8 +6,8 @@
 // resolved once, at compile time, so that a call only fills pointers.
 #include <atoll/module.h>
 
-#include <atoll/batch.h>
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
+#include "src/api/graph_builder.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "graph/memory/plan_arena.h"
@@ -67,29 +67,6 @@ std::string join(const std::vector<std::string> &names) {
   std::string list;
   for (const std::string &n : names) list += (list.empty() ? "" : ", ") + n;
   return list;
-}
-
-/// Errors inside the graph object name places relative to it: the batch
-/// reader and the compiler see it as /graphs/0.
-UserError relative_to_graph(const UserError &e) {
-  static const std::string prefix = "/graphs/0";
-  Location where = e.where();
-  if (where.pointer.rfind(prefix, 0) == 0 &&
-      (where.pointer.size() == prefix.size() || where.pointer[prefix.size()] == '/'))
-    where.pointer = where.pointer.substr(prefix.size());
-  return UserError(e.reason(), where);
-}
-
-/// One graph object: parsed here (syntax errors with the line and column in
-/// the caller's text), then read and checked as graph 0 of a batch.
-Graph read_graph_object(const std::string &text) {
-  json g = frontend::parse_json(text);
-  if (!g.is_object()) throw UserError("expected a graph object (batch-format.md), got " + std::string(g.type_name()));
-  json batch = {{"atoll", 1}, {"graphs", json::array({std::move(g)})}};
-  Batch b = read_batch(batch.dump());
-  BatchGraph &entry = b.graphs.at(0);
-  if (entry.error) throw *entry.error;
-  return std::move(*entry.graph);
 }
 
 void check_options(const ModuleOptions &o) {
@@ -528,10 +505,11 @@ std::vector<std::string> Module::write(const std::string &dir) const {
   return files;
 }
 
-Module compile(const Graph &graph, const ModuleOptions &o) {
+namespace {
+
+/// Compiles a finalized graph into a module's state.
+std::shared_ptr<const Module::Impl> compile_module(const Graph &graph, const ModuleOptions &o) {
   check_options(o);
-  if (graph.order().size() != graph.num_nodes())
-    throw UserError("graph '" + graph.name + "' is not finalized: call Graph::finalize() before compiling it");
   auto m = std::make_shared<Module::Impl>();
   m->target = o.target;
   m->scheduler = o.scheduler;
@@ -566,13 +544,25 @@ Module compile(const Graph &graph, const ModuleOptions &o) {
     m->slot_bytes.push_back(decl_bytes(t));
   }
   m->prepare();
-  return Module(std::move(m));
+  return m;
+}
+
+}  // namespace
+
+Module compile(const GraphBuilder &graph, const ModuleOptions &options) {
+  if (!graph.finalized())
+    throw UserError("graph '" + graph.name() + "' is not finalized: call GraphBuilder::finalize() before compiling it");
+  try {
+    return Module(compile_module(graph_builder_impl(graph).graph, options));
+  } catch (const UserError &e) {
+    throw relative_to_graph(e);
+  }
 }
 
 Module compile_graph_json(const std::string &graph_json, const ModuleOptions &options) {
   check_options(options);
   try {
-    return compile(read_graph_object(graph_json), options);
+    return Module(compile_module(read_graph_object(graph_json), options));
   } catch (const UserError &e) {
     throw relative_to_graph(e);
   }

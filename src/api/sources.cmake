@@ -3,4 +3,6 @@
 target_sources(atoll_lib PRIVATE
   api/module.cpp
   api/c_api.cpp
+  api/graph_builder.cpp
+  api/scop.cpp
 )

@@ -1,12 +1,7 @@
 // The atoll command line: compile, run, explain (shared/spec/cli.md).
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
 
-#include "backends/cpu/cpu_backend.h"
-#include "src/pipeline/compile_graph.h"
-#include "graph/fusion/print_clusters.h"
-#include "polyhedral/pipeline/cpu_pipeline.h"
-#include "src/runtime/version.h"
+#include <atoll/driver.h>
+#include <atoll/version.h>
 
 #include <unistd.h>
 
@@ -53,6 +48,11 @@ stages:  graph, clusters (text or --format dot), every pass of the target's pipe
 PASSES:  pass names separated by commas, or all: the IR after each (run and compile
          print it on standard error; (unchanged) where the pass changed nothing)
 )";
+
+bool is_pass(const std::string &name) {
+  static const std::vector<std::string> passes = pass_names();
+  return std::find(passes.begin(), passes.end(), name) != passes.end();
+}
 
 /// A misused command line: exit status 2.
 struct UsageError {
@@ -126,7 +126,7 @@ Args parse_args(int argc, char **argv) {
       std::string list = value(i, s);
       std::stringstream in(list);
       for (std::string name; std::getline(in, name, ',');) {
-        if (name != "all" && !poly::has_pass(poly::cpu_pipeline(), name))
+        if (name != "all" && !is_pass(name))
           throw UsageError{"--print-after: '" + name + "' is not a pass (explain --list-stages lists them)"};
         a.print_after.insert(name);
       }
@@ -141,7 +141,7 @@ Args parse_args(int argc, char **argv) {
   }
   if (a.batch.empty()) throw UsageError{"missing BATCH.json argument"};
   if (a.definitions && a.bench) throw UsageError{"--verify-definitions generates no code, so there is nothing to --bench"};
-  if (!a.print_after.empty() && a.command == "explain" && !a.stage.empty() && !poly::has_pass(poly::cpu_pipeline(), a.stage))
+  if (!a.print_after.empty() && a.command == "explain" && !a.stage.empty() && !is_pass(a.stage))
     throw UsageError{"--print-after goes with --stage PASS or alone, not with --stage " + a.stage};
   static const std::regex target_syntax(R"((cpu|cpu-c|cuda(:sm_[0-9]+)?|npu(:.+)?))");
   if (!std::regex_match(a.target, target_syntax))
@@ -213,31 +213,6 @@ void print_summary(const BatchResult &r) {
   }
 }
 
-/// JSON text of a report or manifest; bytes that are not UTF-8 (from names in
-/// the batch) become U+FFFD rather than an exception.
-std::string json_text(const nlohmann::json &j) {
-  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
-}
-
-/// A --param that no graph of the batch declares (a misspelt name would
-/// otherwise be ignored without a word); nothing when every name is declared
-/// or when a graph could not be read (it may be the one that declares it).
-std::optional<std::string> undeclared_param(const Batch &batch, const std::map<std::string, std::int64_t> &params) {
-  std::set<std::string> declared;
-  for (const BatchGraph &g : batch.graphs) {
-    if (!g.graph) return std::nullopt;
-    for (const auto &[name, range] : g.graph->params) declared.insert(name);
-  }
-  for (const auto &[name, value] : params) {
-    if (declared.count(name)) continue;
-    std::string list;
-    for (const std::string &d : declared) list += (list.empty() ? "" : ", ") + d;
-    return "--param " + name + ": no graph of the batch declares a parameter '" + name + "' (" +
-           (list.empty() ? std::string("it has no parameters") : "declared: " + list) + ")";
-  }
-  return std::nullopt;
-}
-
 int run_build(const Args &a) {
   PipelineOptions o;
   o.mode = a.command == "compile" ? PipelineOptions::Mode::Compile : PipelineOptions::Mode::Run;
@@ -252,257 +227,35 @@ int run_build(const Args &a) {
   o.dump_dir = a.dump;
   o.scheduler = a.scheduler;
   o.print_after = a.print_after;
+  o.out_dir = a.out_dir;
   o.progress = !a.quiet && isatty(2);
-  check_target(a.target);  // loads and validates an NPU target description
 
-  BatchResult result;
-  result.target = a.target;
-  Batch batch;
-  std::string dir;
-  try {
-    batch = read_batch_file(a.batch);
-    if (std::optional<std::string> why = undeclared_param(batch, a.params)) throw UsageError{*why};
-    dir = !a.out_dir.empty() ? a.out_dir : "atoll-out/" + (batch.name.empty() ? std::string("batch") : batch.name);
-    o.out_dir = dir;
-    result = run_pipeline(batch, o);
-  } catch (const UserError &e) {
-    result.error = e.what();
-    result.batch = batch.name;
-    std::cerr << "error: " << a.batch << ": " << e.what() << "\n";
-  }
+  BatchResult result = run_batch_file(a.batch, o);
+  if (result.error) std::cerr << "error: " << a.batch << ": " << *result.error << "\n";
   std::string report_path = a.report;
   // A batch that could not be read still gets compile's report.json (cli.md), in -o DIR or atoll-out/batch.
   if (o.mode == PipelineOptions::Mode::Compile && result.error && report_path.empty())
     report_path = (!a.out_dir.empty() ? a.out_dir : std::string("atoll-out/batch")) + "/report.json";
   if (o.mode == PipelineOptions::Mode::Compile && !result.error) {
-    nlohmann::json manifest = {{"atoll", 1},
-                               {"batch", batch.name.empty() ? nlohmann::json(nullptr) : nlohmann::json(batch.name)},
-                               {"target", a.target},
-                               {"graphs", nlohmann::json::array()}};
-    for (const GraphResult &g : result.graphs)
-      manifest["graphs"].push_back({{"name", g.name}, {"status", g.ok ? "ok" : "error"}, {"kernels", g.manifest_kernels}});
-    write_file_atomic(dir + "/manifest.json", json_text(manifest));
-    if (report_path.empty()) report_path = dir + "/report.json";
+    write_file_atomic(result.out_dir + "/manifest.json", result.manifest_json);
+    if (report_path.empty()) report_path = result.out_dir + "/report.json";
   }
-  if (!report_path.empty()) write_file_atomic(report_path, json_text(report_json(result)));
+  if (!report_path.empty()) write_file_atomic(report_path, result.report_json);
   for (const GraphResult &g : result.graphs)
     if (!g.printed.empty()) std::cerr << "// graph " << g.name << "\n" << g.printed;
   if (!result.error) print_summary(result);
   return result.exit_status();
 }
 
-/// What simplification did to the graph compile and run compile: one line
-/// per pass that changed something, or why the graph is compiled as given.
-void print_simplification(std::ostream &os, const PreparedGraph &prep, const std::string &prefix) {
-  if (prep.simplified) {
-    for (const auto &[pass, stats] : prep.summary.passes)
-      if (stats.changes) os << prefix << "simplified by " << pass << ": " << stats << "\n";
-  } else if (!prep.skipped.empty()) {
-    os << prefix << "not simplified: " << prep.skipped << "\n";
-  } else {
-    os << prefix << "simplification changed nothing\n";
-  }
-}
-
-/// The header of the per-cluster stages: what the clusters below were made
-/// from (the simplified graph, views without a kernel, folded constants).
-void print_compiled_header(std::ostream &os, const Graph &graph, const ScheduledGraph &s) {
-  std::size_t kernels = s.clusters.size();
-  os << "// graph " << graph.name << " as compile and run compile it: " << kernels
-     << (kernels == 1 ? " kernel\n" : " kernels\n");
-  print_simplification(os, s.prepared, "// ");
-  for (const memory::TensorAlias &a : s.plan.aliases)
-    os << "// view, no kernel: " << a.tensor << " in " << a.base << " at byte " << a.byte_offset << "\n";
-  for (const auto &[name, t] : s.prepared.constants)
-    os << "// folded constant: " << name << " " << dtype_name(t.dtype) << shape_to_string(t.shape) << "\n";
-}
-
-/// What the polyhedral layer made of each multi-operator cluster: the
-/// operators that share an outermost loop nest, and the clusters it split
-/// (fused in the graph, not in the code). Compiles the clusters (no code).
-void print_polyhedral_parts(std::ostream &os, const Graph &graph, const Args &a) {
-  CompileOptions co;
-  co.target = a.target;
-  co.scheduler = a.scheduler;
-  ScheduledGraph scheduled;
-  try {
-    scheduled = schedule_graph(graph, co);
-  } catch (const UserError &e) {
-    os << "loop nests: not available, the polyhedral layer failed: " << e.what() << "\n";
-    return;
-  }
-  auto print_parts = [&](const std::vector<std::vector<std::string>> &parts) {
-    for (const auto &part : parts) {
-      os << " [";
-      for (std::size_t i = 0; i < part.size(); ++i) os << (i ? " " : "") << part[i];
-      os << "]";
-    }
-  };
-  long split = clusters_split(scheduled.layouts);
-  os << "loop nests of the kernels (polyhedral layer): " << split << (split == 1 ? " cluster split\n" : " clusters split\n");
-  std::string cut;  // the split cluster whose kernels are being listed
-  for (const ClusterLayout &l : scheduled.layouts) {
-    if (!l.split_from.name.empty() && l.split_from.name != cut) {
-      cut = l.split_from.name;
-      os << "  cluster " << cut << ": " << l.split_from.loop_nests << " loop nests, split into";
-      print_parts(l.split_from.parts);
-      os << ", compiled as kernels of their own:\n";
-    }
-    if (l.nodes.size() < 2 && l.split_from.name.empty()) continue;
-    os << (l.split_from.name.empty() ? "  kernel " : "    kernel ") << l.name << ": " << l.loop_nests
-       << (l.loop_nests == 1 ? " loop nest" : " loop nests");
-    os << (l.split() ? ", split into" : ", one part:");
-    print_parts(l.parts);
-    os << "\n";
-  }
-}
-
-/// Whether `target` has the passes of `level` (a target without code
-/// generation has the SCoP and its dependences only).
-bool target_has_level(const std::string &target, poly::Level level) {
-  return codegen_available(target) || level == poly::Level::Scop || level == poly::Level::Dependences;
-}
-
-/// explain --list-stages: the stages of a target in order, one a line, its
-/// name first, then its level and what it does.
-int run_list_stages(const Args &a) {
-  check_target(a.target);
-  auto line = [](const std::string &name, const std::string &level, const std::string &what) {
-    std::cout << std::left << std::setw(24) << name << std::setw(10) << level << what << "\n";
-  };
-  line("graph", "graph", "the graph as given, then as simplified (graph/passes)");
-  line("clusters", "graph", "the operators fused into clusters, one kernel each (graph/fusion)");
-  bool cut = false;
-  for (const poly::Pass &p : poly::cpu_pipeline()) {
-    if (!target_has_level(a.target, p.level)) {
-      cut = true;
-      continue;
-    }
-    line(p.name, poly::level_name(p.level), p.description);
-  }
-  if (cut) {
-    std::cout << "# target " << a.target << ": code generation is not available yet; the passes after dependences "
-              << "do not run for it\n";
-  } else {
-    line("llvm", "code", "LLVM IR of the kernels (target cpu)");
-    line("c", "code", "C of the kernels (target cpu-c)");
-  }
-  std::cout << "# aliases: scop (after coalesce_dims, the last SCoP pass), deps (dependences)"
-            << (cut ? "" : ", schedule (the tree after the last schedule pass, without packing's copies), ast (after "
-                           "the last AST pass)")
-            << "\n";
-  return 0;
-}
-
-/// The IR after passes of the CPU pipeline, per cluster: `--stage PASS`
-/// (always printed) or `--print-after PASSES` ("(unchanged)" where the
-/// pass changed nothing).
-int explain_passes(const Args &a, const Graph &graph, bool pass_stage) {
-  std::set<std::string> wanted = a.print_after;
-  if (pass_stage) wanted.insert(a.stage);
-  for (const poly::Pass &p : poly::cpu_pipeline())
-    if (wanted.count(p.name) && !target_has_level(a.target, p.level))
-      throw UserError("target " + a.target + ": code generation is not available yet, so pass '" + p.name +
-                      "' does not run for it (explain --list-stages --target " + a.target + ")");
-  CompileOptions co;
-  co.target = a.target;
-  co.scheduler = a.scheduler;
-  co.print_after = wanted;
-  ScheduledGraph scheduled = schedule_graph(graph, co);
-  print_compiled_header(std::cout, graph, scheduled);
-  for (const auto &c : scheduled.clusters)
-    std::cout << cluster_printed_text(c, pass_stage ? a.stage : std::string(),
-                                      [&](poly::Level l) { return target_has_level(a.target, l); });
-  return 0;
-}
-
-/// Prints one stage of one graph (cli.md, `explain`). Every stage after
-/// `graph` shows what compile and run compile: the graph as prepare_graph
-/// simplifies it, its clusters, each cluster through schedule_graph.
 int run_explain(const Args &a) {
-  static const std::vector<std::string> stages = {"graph", "clusters", "scop", "deps", "schedule", "ast", "llvm", "c"};
-  static const std::vector<std::string> later = {"cuda", "npu"};
-  check_target(a.target);
-  Batch batch = read_batch_file(a.batch);
-  const BatchGraph *entry = nullptr;
-  std::string names;
-  for (const BatchGraph &g : batch.graphs) {
-    names += (names.empty() ? "" : ", ") + g.name;
-    if (g.name == a.graph) entry = &g;
-  }
-  if (!entry) throw UserError("unknown graph '" + a.graph + "'; the batch has: " + names);
-  if (entry->error) throw *entry->error;
-  const Graph &graph = *entry->graph;
-  const poly::PassTable &table = poly::cpu_pipeline();
-  const bool pass_stage = !a.stage.empty() && poly::has_pass(table, a.stage);
-  if (!a.stage.empty() && !pass_stage && std::find(stages.begin(), stages.end(), a.stage) == stages.end()) {
-    std::string list;
-    for (const std::string &s : stages) list += (list.empty() ? "" : ", ") + s;
-    bool is_later = std::find(later.begin(), later.end(), a.stage) != later.end();
-    throw UserError((is_later ? "stage '" + a.stage + "' does not exist yet" : "unknown stage '" + a.stage + "'") +
-                    "; available stages: " + list + " and the passes that explain --list-stages lists");
-  }
-  if (a.format == "dot" && a.stage != "graph" && a.stage != "clusters")
-    throw UsageError{"--format dot exists for --stage graph and --stage clusters only"};
-  if (a.stage.empty() || pass_stage) return explain_passes(a, graph, pass_stage);
-  if (a.stage == "graph") {
-    // The graph as given (Graphviz: that alone); text: then what compile
-    // and run compile instead, when simplification changed it.
-    if (a.format == "dot") {
-      print_graph_dot(std::cout, graph);
-      return 0;
-    }
-    print_graph(std::cout, graph);
-    PreparedGraph prep = prepare_graph(graph);
-    if (prep.simplified) {
-      std::cout << "\nsimplified (what compile and run compile):\n";
-      print_graph(std::cout, prep.graph);
-    }
-    print_simplification(std::cout, prep, "");
-    return 0;
-  }
-  if (a.stage == "clusters") {
-    // The graph as compile_graph compiles it (simplified), then its clusters.
-    PreparedGraph prep = prepare_graph(graph);
-    ClusterPlan plan = plan_clusters(prep.graph);
-    if (a.format == "dot") {
-      fusion::print_clusters_dot(std::cout, prep.graph, plan.fusion, plan.no_kernel);
-      return 0;
-    }
-    print_graph(std::cout, prep.graph);
-    if (prep.simplified || !prep.skipped.empty()) print_simplification(std::cout, prep, "");
-    std::size_t kernels = plan.fusion.clusters.size();
-    std::cout << "clusters of " << graph.name << ": " << kernels << (kernels == 1 ? " kernel\n" : " kernels\n");
-    fusion::print_clusters(std::cout, prep.graph, plan.fusion, plan.no_kernel);
-    print_polyhedral_parts(std::cout, graph, a);
-    return 0;
-  }
-  // The schedule and everything after it are made for one target; for a
-  // target without code generation there is none to show.
-  // The stages before `schedule` do not depend on the target.
-  const auto first_made = std::find(stages.begin(), stages.end(), "schedule");
-  if (!codegen_available(a.target) && std::find(stages.begin(), first_made, a.stage) == first_made) {
-    std::string list;
-    for (auto it = stages.begin(); it != first_made; ++it) list += (list.empty() ? "" : ", ") + *it;
-    throw UserError("target " + a.target + ": code generation is not available yet, so there is no '" + a.stage +
-                    "' stage for it; available for this target: " + list);
-  }
-  CompileOptions co;
-  co.target = a.target;
-  co.scheduler = a.scheduler;
-  ScheduledGraph scheduled = schedule_graph(graph, co);
-  std::vector<poly::LKernel> kernels;
-  for (const auto &c : scheduled.clusters) kernels.push_back(c.kernel);
-  if (a.stage == "llvm") {
-    std::cout << cpu::emit_llvm_ir(kernels);
-    return 0;
-  }
-  if (a.stage == "c") {
-    std::cout << cpu::emit_c_source(kernels);
-    return 0;
-  }
-  print_compiled_header(std::cout, graph, scheduled);
-  for (const auto &c : scheduled.clusters) std::cout << cluster_stage_text(c, a.stage);
+  ExplainOptions e;
+  e.graph = a.graph;
+  e.stage = a.stage;
+  e.print_after = a.print_after;
+  e.target = a.target;
+  e.scheduler = a.scheduler;
+  e.format = a.format;
+  std::cout << explain_batch_file(a.batch, e);
   return 0;
 }
 
@@ -519,10 +272,16 @@ int main(int argc, char **argv) {
   }
   try {
     Args a = parse_args(argc, argv);
-    if (a.list_stages) return run_list_stages(a);
+    if (a.list_stages) {
+      std::cout << list_stages(a.target);
+      return 0;
+    }
     return a.command == "explain" ? run_explain(a) : run_build(a);
   } catch (const UsageError &e) {
     std::cerr << "atoll: " << e.message << "\n" << kUsage;
+    return 2;
+  } catch (const OptionError &e) {
+    std::cerr << "atoll: " << e.what() << "\n" << kUsage;
     return 2;
   } catch (const UserError &e) {
     std::cerr << "error: " << e.what() << "\n";

@@ -1,6 +1,6 @@
 // Reads an operator batch (batch-format.md) into checked graphs: every field
 // validated with its JSON pointer; one failing graph does not stop the others.
-#include <atoll/batch.h>
+#include "src/frontend/batch.h"
 
 #include "graph/ir/op_registry.h"
 #include "src/frontend/json_text.h"

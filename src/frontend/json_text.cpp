@@ -1,7 +1,7 @@
 // JSON text to nlohmann::json with line/column errors and a depth limit.
 #include "src/frontend/json_text.h"
 
-#include <atoll/batch.h>
+#include "src/frontend/batch.h"
 #include <atoll/diagnostics.h>
 
 namespace atl::frontend {

@@ -1,7 +1,7 @@
 // Parses and validates a graph's `schedule` hints against its nodes.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <nlohmann/json.hpp>
 

@@ -2,7 +2,7 @@
 // the polyhedral layer and a CPU backend, and runs the kernels on host tensors.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 #include <atoll/tensor.h>
 
 #include "graph/fusion/fuse_graph.h"

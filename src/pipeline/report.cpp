@@ -1,5 +1,5 @@
 // Builds report.json (cli.md) from a batch result.
-#include <atoll/pipeline.h>
+#include "src/pipeline/pipeline.h"
 
 #include <cmath>
 
@@ -14,7 +14,7 @@ nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 /// (a fused cluster whose operators share no loop), and `split_from` (the
 /// cluster a kernel was cut from, split_cluster). The compile phase puts
 /// these fields in every kernel entry of manifest_kernels.
-nlohmann::json clusters_json(const GraphResult &g) {
+nlohmann::json clusters_json(const GraphRun &g) {
   nlohmann::json out = nlohmann::json::array();
   for (const auto &k : g.manifest_kernels)
     if (k.contains("cluster") && k.contains("split")) {
@@ -27,7 +27,7 @@ nlohmann::json clusters_json(const GraphResult &g) {
 
 }  // namespace
 
-nlohmann::json report_json(const BatchResult &r) {
+nlohmann::json report_json(const BatchRun &r) {
   using nlohmann::json;
   json out = json::object();
   out["atoll"] = 1;
@@ -35,7 +35,7 @@ nlohmann::json report_json(const BatchResult &r) {
   out["target"] = r.target;
   out["error"] = r.error ? json(*r.error) : json(nullptr);
   out["graphs"] = json::array();
-  for (const GraphResult &g : r.graphs) {
+  for (const GraphRun &g : r.graphs) {
     json j = json::object();
     j["name"] = g.name;
     j["status"] = g.ok ? "ok" : "error";
@@ -83,6 +83,16 @@ nlohmann::json report_json(const BatchResult &r) {
     out["graphs"].push_back(j);
   }
   return out;
+}
+
+nlohmann::json manifest_json(const BatchRun &r) {
+  nlohmann::json manifest = {{"atoll", 1},
+                             {"batch", r.batch.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.batch)},
+                             {"target", r.target},
+                             {"graphs", nlohmann::json::array()}};
+  for (const GraphRun &g : r.graphs)
+    manifest["graphs"].push_back({{"name", g.name}, {"status", g.ok ? "ok" : "error"}, {"kernels", g.manifest_kernels}});
+  return manifest;
 }
 
 }  // namespace atl

@@ -1,6 +1,6 @@
 // Evaluates a concrete graph from the operator registry's Compute
 // definitions, node by node: the `definition-vs-reference` oracle's subject.
-#include <atoll/pipeline.h>
+#include "src/pipeline/pipeline.h"
 
 #include "graph/passes/evaluate_node.h"
 

@@ -1,7 +1,7 @@
 // The batch driver: graphs compile in parallel, then one by one: instantiate
 // symbolic dimensions, make or load inputs, verify against the reference,
 // bench, dump tensors, and record results (memory plan and manifest too).
-#include <atoll/pipeline.h>
+#include "src/pipeline/pipeline.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/runtime/parallel_for.h"
@@ -101,7 +101,7 @@ void dump_tensors(const Graph &g, const PipelineOptions &o, const std::map<std::
 }
 
 /// Adds a point's values to the graph's `params` (each value once, in the order used).
-void note_params(GraphResult &r, const std::map<std::string, std::int64_t> &point) {
+void note_params(GraphRun &r, const std::map<std::string, std::int64_t> &point) {
   for (const auto &[name, value] : point) {
     std::vector<std::int64_t> &used = r.params[name];
     if (std::find(used.begin(), used.end(), value) == used.end()) used.push_back(value);
@@ -130,7 +130,7 @@ double median(std::vector<double> v) {
 /// Verifies against the reference at every verification point: `compute`
 /// gives the outputs under test (compiled code, or the definitions) and
 /// `stage` names its time in stage_ms.
-void verify_graph(const Graph &graph, const PipelineOptions &o, GraphResult &r, const std::string &oracle,
+void verify_graph(const Graph &graph, const PipelineOptions &o, GraphRun &r, const std::string &oracle,
                   const std::string &stage,
                   const std::function<std::map<std::string, Tensor>(const Graph &, const std::map<std::string, Tensor> &,
                                                                     const std::map<std::string, std::int64_t> &)> &compute) {
@@ -168,7 +168,7 @@ void verify_graph(const Graph &graph, const PipelineOptions &o, GraphResult &r, 
 }
 
 /// Times the compiled code at the bench point: warm-up, then repeated runs.
-void bench_compiled(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r) {
+void bench_compiled(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphRun &r) {
   std::map<std::string, std::int64_t> point = bench_point(graph, o);
   note_params(r, point);
   Graph concrete = graph.params.empty() ? graph : graph.instantiate(point);
@@ -200,7 +200,7 @@ void bench_compiled(const Graph &graph, const CompiledGraph &compiled, const Pip
 
 /// `run` without --verify or --bench: runs the compiled code once at the
 /// bench point on the (generated or --inputs) inputs; --dump writes them.
-void run_once(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r) {
+void run_once(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphRun &r) {
   std::map<std::string, std::int64_t> point = bench_point(graph, o);
   note_params(r, point);
   Graph concrete = graph.params.empty() ? graph : graph.instantiate(point);
@@ -294,7 +294,7 @@ std::string c_identifier(const std::string &name) {
 /// Writes the graph's code into the output directory. Kernels are named
 /// `symbol_prefix` + their cluster's kernel name, so that the objects of a
 /// batch's graphs link together.
-double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r,
+double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphRun &r,
                        const std::string &symbol_prefix) {
   auto t0 = Clock::now();
   std::vector<poly::LKernel> kernels;
@@ -370,7 +370,7 @@ double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const 
 }
 
 /// report.json's `memory` at the bench point.
-void record_memory(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphResult &r) {
+void record_memory(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphRun &r) {
   std::map<std::string, std::int64_t> point = bench_point(graph, o);
   Graph concrete = graph.params.empty() ? graph : graph.instantiate(point);
   memory::MemoryPlan plan = plan_memory(compiled, concrete, point);
@@ -386,7 +386,7 @@ void record_memory(const Graph &graph, const CompiledGraph &compiled, const Pipe
 /// The passes of the kernels' pipelines, summed by pass in table order
 /// (report.json `passes`), the rejected ones with the dependence they broke,
 /// and the IR that --print-after asked for.
-void record_passes(const CompiledGraph &compiled, GraphResult &r) {
+void record_passes(const CompiledGraph &compiled, GraphRun &r) {
   std::vector<std::string> order;
   std::map<std::string, nlohmann::json> by_name;
   for (const poly::ClusterResult &c : compiled.clusters) {
@@ -412,7 +412,7 @@ void record_passes(const CompiledGraph &compiled, GraphResult &r) {
 
 /// The parallel phase: everything up to code generation (and, for compile,
 /// the files). Returns the compiled code when there is more to do.
-std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const PipelineOptions &o, GraphResult &r,
+std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const PipelineOptions &o, GraphRun &r,
                                           const std::string &symbol_prefix) {
   const Graph &graph = *entry.graph;
   check_constant_indices(graph);
@@ -483,7 +483,7 @@ void check_memory(const Graph &graph, const std::map<std::string, std::int64_t> 
 
 /// The sequential phase: verification and timing (they use every core).
 void run_phase(const BatchGraph &entry, const std::optional<CompiledGraph> &compiled, const PipelineOptions &o,
-               GraphResult &r) {
+               GraphRun &r) {
   const Graph &graph = *entry.graph;
   std::map<std::string, std::int64_t> largest = bench_point(graph, o);
   for (const auto &point : verify_points(graph, o))
@@ -505,7 +505,7 @@ void run_phase(const BatchGraph &entry, const std::optional<CompiledGraph> &comp
 /// Runs `step` for one graph, turning its exceptions into the graph's error.
 /// Returns false when the graph failed.
 template <typename Step>
-bool guarded(const BatchGraph &entry, GraphResult &r, Step &&step) {
+bool guarded(const BatchGraph &entry, GraphRun &r, Step &&step) {
   auto t0 = Clock::now();
   bool ok = false;
   try {
@@ -546,16 +546,19 @@ void check_target(const std::string &target) {
   throw UserError("unknown target '" + target + "' (expected cpu, cpu-c, cuda[:sm_XX], npu[:PROFILE_OR_FILE.json])");
 }
 
-int BatchResult::exit_status() const {
+int BatchRun::exit_status() const {
   if (error) return 1;
-  for (const GraphResult &g : graphs)
+  for (const GraphRun &g : graphs)
     if (!g.ok || (g.verify && !g.verify->passed)) return 1;
   return 0;
 }
 
-BatchResult run_pipeline(const Batch &batch, const PipelineOptions &o) {
+BatchRun run_pipeline(const Batch &batch, const PipelineOptions &options) {
+  // compile writes into out_dir: atoll-out/BATCH unless the caller names one.
+  PipelineOptions o = options;
+  if (o.out_dir.empty()) o.out_dir = "atoll-out/" + (batch.name.empty() ? std::string("batch") : batch.name);
   cpu::set_cpu_threads(o.threads);
-  BatchResult result;
+  BatchRun result;
   result.batch = batch.name;
   result.target = o.target;
   result.verify = o.verify;
@@ -579,7 +582,7 @@ BatchResult run_pipeline(const Batch &batch, const PipelineOptions &o) {
   auto worker = [&] {
     for (std::size_t i = next++; i < n; i = next++) {
       const BatchGraph &entry = batch.graphs[i];
-      GraphResult &r = result.graphs[i];
+      GraphRun &r = result.graphs[i];
       r.name = entry.name;
       {
         std::lock_guard<std::mutex> lock(progress_mutex);

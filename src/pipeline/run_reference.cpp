@@ -1,6 +1,6 @@
 // Runs a concrete graph with the reference interpreter, node by node in
 // topological order; Compute nodes run on the direct Compute evaluator.
-#include <atoll/pipeline.h>
+#include "src/pipeline/pipeline.h"
 
 #include "graph/compute/compute.h"
 #include "graph/compute/widen_accumulators.h"

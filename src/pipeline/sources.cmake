@@ -12,4 +12,6 @@ target_sources(atoll_lib PRIVATE
   pipeline/cluster_options.cpp
   pipeline/run_compiled.cpp
   pipeline/weight_kernels.cpp
+  pipeline/driver.cpp
+  pipeline/explain.cpp
 )

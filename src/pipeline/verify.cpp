@@ -1,6 +1,6 @@
 // Compares computed outputs with the reference: NaN/inf positions, normwise
 // relative error against each output's dtype tolerance (cli.md, --verify).
-#include <atoll/pipeline.h>
+#include "src/pipeline/pipeline.h"
 
 #include <cmath>
 #include <optional>

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <atoll/diagnostics.h>
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 #include <atoll/tensor.h>
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 // with plain loops written from the ONNX definitions (the correctness oracle).
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 #include <atoll/tensor.h>
 
 #include <vector>

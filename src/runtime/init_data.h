@@ -1,7 +1,7 @@
 // Test data for inputs and weights: `init` specs and a deterministic generator.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 #include <atoll/tensor.h>
 
 #include <cstdint>

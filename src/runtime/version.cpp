@@ -1,5 +1,5 @@
 // Builds the --version text from the linked libraries.
-#include "src/runtime/version.h"
+#include <atoll/version.h>
 
 #include "backends/cpu/llvm_host.h"
 #include "polyhedral/isl/isl_info.h"

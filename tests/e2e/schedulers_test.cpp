@@ -1,7 +1,7 @@
 // Every sample graph through every scheduler (isl, pluto, feautrier and the
 // isl tree given back), forced fallbacks, and an illegal given tree refused.
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "polyhedral/compile_cluster.h"

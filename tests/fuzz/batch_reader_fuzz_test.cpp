@@ -1,7 +1,7 @@
 // Mutational fuzzing of the batch reader: random edits of valid batches must
 // give a graph or a UserError, never a crash, a hang or another exception.
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include <doctest/doctest.h>
 
@@ -80,8 +80,8 @@ TEST_CASE("fuzz: mutated batches give graphs or located errors") {
         PipelineOptions o;
         o.verify = true;
         o.definitions_only = true;  // definition-vs-reference: no code generation involved
-        BatchResult r = run_pipeline(b, o);
-        for (const GraphResult &g : r.graphs) verified += g.verify.has_value();
+        BatchRun r = run_pipeline(b, o);
+        for (const GraphRun &g : r.graphs) verified += g.verify.has_value();
       }
     } catch (const UserError &) {
       ++errors;

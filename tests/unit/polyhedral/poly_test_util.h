@@ -7,9 +7,9 @@
 
 #include "polyhedral/compile_cluster.h"
 
-#include <atoll/batch.h>
-#include <atoll/graph.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "graph/ir/graph.h"
+#include "src/pipeline/pipeline.h"
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -1,6 +1,6 @@
 // Softmax's and LogSoftmax's row maximum is nan_insensitive: the SCoP and the AST mark it (and nothing
 // else), the compiled rows (JIT and C) equal the reference, and a row holding a NaN is NaN everywhere as there.
-#include <atoll/batch.h>
+#include "src/frontend/batch.h"
 
 #include "polyhedral/compile_cluster.h"
 #include "polyhedral/isl/isl_context.h"

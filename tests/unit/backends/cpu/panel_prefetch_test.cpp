@@ -6,8 +6,8 @@
 #include "polyhedral/target/cpu_target.h"
 #include "src/pipeline/compile_graph.h"
 
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
 // Softmax, LayerNormalization, ReduceSum and ReduceMax through the whole compiler at odd row lengths, against the reference.
-#include <atoll/pipeline.h>
+#include "src/pipeline/pipeline.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "src/pipeline/compile_graph.h"

@@ -1,7 +1,7 @@
 // Small graphs shared by the fusion unit tests.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include "../passes/run_graph.h"
 

@@ -1,6 +1,6 @@
 // Graph IR: building through the API, naming, constant inputs, topological
 // order, cycles, instantiation of symbolic dimensions, FLOPs.
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <doctest/doctest.h>
 

@@ -2,7 +2,7 @@
 // concrete graph node by node through the registry definitions, comparing.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 #include <atoll/tensor.h>
 
 #include <cstdint>

@@ -178,7 +178,7 @@ TEST_CASE("pluto: an exhausted isl quota falls back to the original order") {
 #include "polyhedral/schedule/schedule.h"
 #include "polyhedral/scop/scop.h"
 
-#include <atoll/batch.h>
+#include "src/frontend/batch.h"
 
 #include <algorithm>
 #include <chrono>

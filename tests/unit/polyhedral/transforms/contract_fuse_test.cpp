@@ -10,7 +10,7 @@
 #include "polyhedral/transforms/ast/contract_arrays.h"
 #include "polyhedral/transforms/schedule/fuse_sibling_bands.h"
 
-#include <atoll/batch.h>
+#include "src/frontend/batch.h"
 
 #include <sstream>
 

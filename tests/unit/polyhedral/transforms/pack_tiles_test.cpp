@@ -2,7 +2,7 @@
 // schedule, the loop AST that reads the packed buffer, the cost model's
 // choices, and GEMM, batched and conv kernels (odd sizes, partial tiles,
 // random tile sizes) whose JIT and C code equal the reference with packing on.
-#include <atoll/pipeline.h>
+#include "src/pipeline/pipeline.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "polyhedral/compile_cluster.h"

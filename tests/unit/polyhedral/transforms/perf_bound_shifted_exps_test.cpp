@@ -1,7 +1,7 @@
 // bound_shifted_exps: Softmax's and LogSoftmax's exp(x - max x) marked as never +inf (scaled or not), the
 // exps it leaves alone, the same results with the mark on and off on rows of infinities, NaN and overflow
 // (JIT), and random Softmax variants against the reference (JIT and C).
-#include <atoll/batch.h>
+#include "src/frontend/batch.h"
 
 #include "polyhedral/compile_cluster.h"
 #include "polyhedral/isl/isl_context.h"

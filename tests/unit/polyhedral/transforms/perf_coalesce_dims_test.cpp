@@ -1,6 +1,6 @@
 // coalesce_dims: NCHW pointwise convolutions and elementwise kernels run their rows and columns as one dimension, the
 // kernels it leaves alone, and random shapes whose JIT and C code equal the reference.
-#include <atoll/batch.h>
+#include "src/frontend/batch.h"
 
 #include "polyhedral/compile_cluster.h"
 #include "tests/unit/polyhedral/transforms/random_variants.h"

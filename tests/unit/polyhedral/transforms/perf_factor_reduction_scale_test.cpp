@@ -1,7 +1,7 @@
 // factor_reduction_scale: attention's positive scale taken out of Softmax's max, the reductions it leaves
 // alone, bit-identical results with infinities, NaN and overflow, and random scaled Softmax rows against the
 // reference (JIT and C). (LogSoftmax reads its input three times: inline_producers leaves its scale alone.)
-#include <atoll/batch.h>
+#include "src/frontend/batch.h"
 
 #include "polyhedral/compile_cluster.h"
 #include "polyhedral/isl/isl_context.h"

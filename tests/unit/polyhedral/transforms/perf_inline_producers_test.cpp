@@ -1,6 +1,6 @@
 // inline_producers: attention's scale recomputed in Softmax's reads, the producers it leaves alone, and random
 // elementwise producers whose JIT and C code equal the reference.
-#include <atoll/batch.h>
+#include "src/frontend/batch.h"
 
 #include "polyhedral/compile_cluster.h"
 #include "polyhedral/isl/isl_context.h"

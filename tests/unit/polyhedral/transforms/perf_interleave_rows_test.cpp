@@ -1,6 +1,6 @@
 // interleave_rows: the tree it builds for short-row Softmax kernels, the shapes it leaves alone, and random row-wise
 // kernels whose JIT and C code equal the reference.
-#include <atoll/batch.h>
+#include "src/frontend/batch.h"
 
 #include "polyhedral/compile_cluster.h"
 #include "polyhedral/transforms/schedule/interleave_rows.h"

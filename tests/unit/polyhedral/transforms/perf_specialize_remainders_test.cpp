@@ -1,7 +1,7 @@
 // specialize_remainders: the leftover rows of a symbolic batch run as one straight-line tile per count, and every
 // batch size (whole tiles, each leftover count, fewer rows than a tile) equals the reference in JIT and C code.
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "polyhedral/compile_cluster.h"

@@ -1,7 +1,7 @@
 // tile_for_cpu and the footprint cost model: the tree it builds (bands,
 // isolate option, marks), footprints, hints, and random tile sizes, unroll
 // factors and vector widths whose JIT and C code equal the reference.
-#include <atoll/pipeline.h>
+#include "src/pipeline/pipeline.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "polyhedral/compile_cluster.h"

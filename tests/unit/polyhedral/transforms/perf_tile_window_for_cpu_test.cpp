@@ -1,7 +1,7 @@
 // tile_window_for_cpu: the tree it builds for depthwise convolutions and pools (bands, marks, isolate option),
 // the shapes it leaves alone, and random register tiles whose JIT and C code equal the reference.
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "polyhedral/compile_cluster.h"

@@ -6,7 +6,7 @@
 #include "tests/unit/polyhedral/transforms/random_variants.h"
 #include "tests/unit/polyhedral/transforms/transform_test_util.h"
 
-#include <atoll/batch.h>
+#include "src/frontend/batch.h"
 
 #include <doctest/doctest.h>
 

@@ -3,7 +3,7 @@
 // the reference interpreter.
 #pragma once
 
-#include <atoll/pipeline.h>
+#include "src/pipeline/pipeline.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "polyhedral/compile_cluster.h"

@@ -6,7 +6,7 @@
 
 #include "polyhedral/transforms/ast/reuse_temporaries.h"
 
-#include <atoll/batch.h>
+#include "src/frontend/batch.h"
 
 #include <sstream>
 

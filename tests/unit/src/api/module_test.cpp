@@ -3,12 +3,15 @@
 // explain, threads and write().
 #include <atoll/module.h>
 
-#include <atoll/batch.h>
-#include <atoll/graph.h>
-#include <atoll/pipeline.h>
+#include "graph/ir/graph.h"
+#include "src/api/graph_builder.h"
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include "src/pipeline/compile_graph.h"
 #include "src/runtime/init_data.h"
+
+#include "tests/unit/src/api/api_test_data.h"
 
 #include <doctest/doctest.h>
 
@@ -49,21 +52,8 @@ std::vector<float> reference(const std::vector<float> &x, const std::vector<floa
   return y;
 }
 
-std::vector<float> filled(std::size_t n, unsigned seed) {
-  std::vector<float> v(n);
-  for (float &x : v) {
-    seed = seed * 1103515245u + 12345u;
-    x = static_cast<float>((seed >> 8) % 2001) / 1000.0f - 1.0f;
-  }
-  return v;
-}
-
-bool close(const std::vector<float> &a, const std::vector<float> &b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::fabs(a[i] - b[i]) > 1e-5f * (1.0f + std::fabs(b[i]))) return false;
-  return true;
-}
+using api_test::close;
+using api_test::filled;
 
 /// The message of the UserError `body` throws ("" when it throws none).
 template <class Body>
@@ -111,7 +101,7 @@ void same_as_run_compiled(const Graph &g, const std::map<std::string, std::int64
   INFO(label);
   ModuleOptions o;
   o.params = params;
-  Module m = compile(g, o);
+  Module m = compile(builder_from_graph(g), o);
   Graph concrete = params.empty() ? g : g.instantiate(params);
   std::map<std::string, Tensor> feeds = make_graph_inputs(concrete);
   std::map<std::string, std::vector<unsigned char>> in, out;
@@ -167,18 +157,14 @@ TEST_CASE("module: compile JSON then query tensors and run in place against a pl
 }
 
 TEST_CASE("module: the C target and a graph built in code") {
-  Graph g;
-  g.name = "axpy";
+  GraphBuilder g("axpy");
   g.add_input("x", {DType::F32, {6}});
   g.add_input("y", {DType::F32, {6}});
-  Node n;
-  n.op = "Compute";
-  n.inputs = {"x", "y"};
-  n.outputs = {"z"};
-  n.attrs = {{"expr", "z(i) = 2 * x(i) + y(i)"}};
-  g.add_node(n);
+  g.add_node("Compute", {"x", "y"}, {"z"}, {{"expr", "z(i) = 2 * x(i) + y(i)"}});
   g.add_output("z");
   g.finalize();
+  CHECK(g.tensor_type("z").str() == "f32[6]");
+  CHECK(g.text().find("Compute") != std::string::npos);
   for (const char *target : {"cpu", "cpu-c"}) {
     INFO(target);
     ModuleOptions o;
@@ -203,7 +189,7 @@ TEST_CASE("module: runs as run_compiled does with a weight phase and views and s
     "outputs": ["y", "z"]})J";
   same_as_run_compiled(one_graph(weights), {}, "weight phase, caller's weights");
   // The same weights as inline data (folded by simplification, mostly).
-  Module own = compile(with_inline_weights(one_graph(weights)));
+  Module own = compile(builder_from_graph(with_inline_weights(one_graph(weights))));
   CHECK(own.inputs() == std::vector<std::string>{"x"});
   same_as_run_compiled(with_inline_weights(one_graph(weights)), {}, "weights as inline data");
   // Packed GEMM weights (pack_gemm_weights, where the host's tile packs
@@ -292,14 +278,9 @@ TEST_CASE("module: compile errors name the place in the graph object") {
   CHECK_MESSAGE(has(e, "magic"), e);
   CHECK(!error_of([] { Module().inputs(); }).empty());
   e = error_of([] {
-    Graph g;
-    g.name = "raw";
+    GraphBuilder g("raw");
     g.add_input("x", {DType::F32, {4}});
-    Node n;
-    n.op = "Relu";
-    n.inputs = {"x"};
-    n.outputs = {"y"};
-    g.add_node(n);
+    g.add_node("Relu", {"x"}, {"y"});
     g.add_output("y");
     compile(g);  // not finalized
   });

@@ -1,6 +1,6 @@
 // The batch reader: fields, defaults, inline data, per-graph errors with JSON
 // pointers, whole-batch errors, schedule hints.
-#include <atoll/batch.h>
+#include "src/frontend/batch.h"
 
 #include <doctest/doctest.h>
 

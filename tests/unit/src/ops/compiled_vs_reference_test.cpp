@@ -3,7 +3,7 @@
 // simplification, views, polyhedral scheduling), then LLVM JIT and C (system cc),
 // each against the reference interpreter. All kernels go into one JIT
 // module and one C library to keep the test fast.
-#include <atoll/pipeline.h>
+#include "src/pipeline/pipeline.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "src/pipeline/compile_graph.h"

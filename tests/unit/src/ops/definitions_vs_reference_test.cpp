@@ -1,8 +1,8 @@
 // Every operator of the batch format, on at least three shapes each (odd
 // sizes, size-1 dimensions, broadcasting corners): the registry's Compute
 // definition, evaluated directly, against the reference interpreter.
-#include <atoll/graph.h>
-#include <atoll/pipeline.h>
+#include "graph/ir/graph.h"
+#include "src/pipeline/pipeline.h"
 
 #include "graph/ir/op_registry.h"
 #include "src/runtime/init_data.h"

@@ -3,7 +3,7 @@
 // definition and the compiled-code sweeps.
 #pragma once
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <nlohmann/json.hpp>
 

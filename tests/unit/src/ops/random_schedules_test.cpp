@@ -9,8 +9,8 @@
 // bands and distribution of bands over sequences (illegal ones skipped and
 // counted), then the changes above. Every result must be legal, and its JIT
 // code must match the reference interpreter.
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "polyhedral/ast/build_ast.h"

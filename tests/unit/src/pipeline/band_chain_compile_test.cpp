@@ -1,6 +1,6 @@
 // Expand -> depthwise -> project chains in row bands, compiled (JIT and C), equal the reference; fused peak memory below unfused.
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include "graph/passes/band_depthwise_chain.h"
 #include "graph/passes/eliminate_dead_nodes.h"

@@ -1,8 +1,8 @@
 // The one compile path (schedule_graph) that compile, run and explain share:
 // the simplified graph reaches the polyhedral layer, `compile` alone builds
 // no JIT, and clusters the polyhedral layer splits are recorded.
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include "src/pipeline/compile_graph.h"
 
@@ -121,14 +121,14 @@ Batch one_graph_batch(const Graph &g) {
 }
 
 /// `g` run (JIT) and verified against the reference interpreter; its result.
-GraphResult run_verified(const Graph &g, bool stats = false) {
+GraphRun run_verified(const Graph &g, bool stats = false) {
   PipelineOptions o;
   o.mode = PipelineOptions::Mode::Run;
   o.verify = true;
   o.stats = stats;
-  BatchResult r = run_pipeline(one_graph_batch(g), o);
+  BatchRun r = run_pipeline(one_graph_batch(g), o);
   REQUIRE(r.graphs.size() == 1);
-  const GraphResult &gr = r.graphs[0];
+  const GraphRun &gr = r.graphs[0];
   REQUIRE_MESSAGE(gr.ok, gr.error);
   REQUIRE(gr.verify.has_value());
   CHECK(gr.verify->passed);
@@ -198,9 +198,9 @@ TEST_CASE("compile without --verify or --bench writes the object and builds no J
   PipelineOptions o;
   o.mode = PipelineOptions::Mode::Compile;
   o.out_dir = temp_dir("nojit");
-  BatchResult r = run_pipeline(b, o);
+  BatchRun r = run_pipeline(b, o);
   REQUIRE(r.graphs.size() == 1);
-  const GraphResult &gr = r.graphs[0];
+  const GraphRun &gr = r.graphs[0];
   REQUIRE_MESSAGE(gr.ok, gr.error);
   CHECK(gr.stage_ms.count("jit") == 0);
   REQUIRE(gr.stage_ms.count("emit") == 1);
@@ -213,7 +213,7 @@ TEST_CASE("compile without --verify or --bench writes the object and builds no J
 
   o.verify = true;
   o.out_dir = temp_dir("verify");
-  BatchResult v = run_pipeline(b, o);
+  BatchRun v = run_pipeline(b, o);
   REQUIRE(v.graphs[0].ok);
   CHECK(v.graphs[0].stage_ms.count("jit") == 1);
   REQUIRE(v.graphs[0].verify.has_value());
@@ -326,7 +326,7 @@ TEST_CASE("split_cluster: a fused cluster whose schedule splits two convolutions
   o.mode = PipelineOptions::Mode::Run;
   o.verify = true;
   o.stats = true;
-  BatchResult r = run_pipeline(b, o);
+  BatchRun r = run_pipeline(b, o);
   REQUIRE_MESSAGE(r.graphs[0].ok, r.graphs[0].error);
   REQUIRE(r.graphs[0].verify.has_value());
   CHECK(r.graphs[0].verify->passed);
@@ -490,7 +490,7 @@ TEST_CASE("report.json: per graph, each kernel's cluster with loop nests and spl
   PipelineOptions o;
   o.mode = PipelineOptions::Mode::Run;
   o.stats = true;
-  BatchResult r = run_pipeline(b, o);
+  BatchRun r = run_pipeline(b, o);
   REQUIRE_MESSAGE(r.graphs[0].ok, r.graphs[0].error);
   nlohmann::json j = report_json(r);
   const nlohmann::json &clusters = j["graphs"][0]["clusters"];

@@ -1,6 +1,6 @@
 // Random legal `fuse` groupings of the sample graphs and of small random graphs keep outputs equal to the reference.
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "graph/fusion/check_legality.h"

@@ -1,6 +1,6 @@
 // Every sample graph compiled fused and with fuse "none" (simplified, views as aliases) verifies against the reference.
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include "src/pipeline/compile_graph.h"
 #include "src/runtime/init_data.h"

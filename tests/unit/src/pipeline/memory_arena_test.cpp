@@ -1,7 +1,7 @@
 // run_compiled with one arena: outputs equal the reference, buffers are reused,
 // reused bytes are cleared for kernels that accumulate, Concat is written in place.
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "graph/memory/check_arena.h"

@@ -1,7 +1,7 @@
 // run_pipeline: graphs compile in parallel, results keep the batch order, one
 // failing graph does not stop the others; report.json's memory fields.
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include <doctest/doctest.h>
 
@@ -47,7 +47,7 @@ TEST_CASE("parallel batch compile: results in batch order, a failing graph among
   Batch batch = read_batch(text);
   PipelineOptions o;
   o.verify = true;
-  BatchResult r = run_pipeline(batch, o);
+  BatchRun r = run_pipeline(batch, o);
   REQUIRE(r.graphs.size() == n);
   for (int i = 0; i < n; ++i) {
     CAPTURE(i);
@@ -74,7 +74,7 @@ TEST_CASE("parallel batch compile gives the same results as sequential compile")
   Batch batch = read_batch(text);
   PipelineOptions o;
   o.verify = true;
-  BatchResult seq, par;
+  BatchRun seq, par;
   {
     CompileThreads threads("1");
     seq = run_pipeline(batch, o);
@@ -98,7 +98,7 @@ TEST_CASE("report.json: kernels and memory (peak, intermediates, bytes moved) pe
   // x[8, 16] -> relu -> neg -> exp -> tanh -> y: three f32 intermediates of 512
   // bytes, at most two live at once.
   Batch batch = read_batch(R"({"atoll": 1, "graphs": [)" + chain_graph("g", 8, 4) + "]}");
-  BatchResult r = run_pipeline(batch, PipelineOptions{});
+  BatchRun r = run_pipeline(batch, PipelineOptions{});
   nlohmann::json j = report_json(r);
   const nlohmann::json &g = j["graphs"][0];
   CHECK(g["kernels"] == 4);

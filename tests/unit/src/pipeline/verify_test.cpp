@@ -1,6 +1,6 @@
 // compare_outputs: normwise relative error, dtype tolerances, NaN positions; f32 outputs computed through f16.
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include <doctest/doctest.h>
 

@@ -1,6 +1,6 @@
 // The weight phase: kernels that read only weights run once, before the calls, and their tensors persist across runs.
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include "src/pipeline/compile_graph.h"
 #include "src/runtime/init_data.h"
@@ -82,7 +82,7 @@ TEST_CASE("weight phase: report and manifest mark the phase of each kernel") {
   o.mode = PipelineOptions::Mode::Run;
   o.bench = true;
   o.verify = true;
-  BatchResult r = run_pipeline(b, o);
+  BatchRun r = run_pipeline(b, o);
   REQUIRE(r.graphs.size() == 1);
   REQUIRE(r.graphs[0].ok);
   CHECK(r.graphs[0].verify->passed);
@@ -98,7 +98,7 @@ TEST_CASE("weight phase: the manifest names the phase and the derived buffers") 
   PipelineOptions o;
   o.mode = PipelineOptions::Mode::Compile;
   o.out_dir = (std::filesystem::temp_directory_path() / "atoll_weight_phase_test").string();
-  BatchResult r = run_pipeline(b, o);
+  BatchRun r = run_pipeline(b, o);
   REQUIRE(r.graphs.size() == 1);
   REQUIRE_MESSAGE(r.graphs[0].ok, r.graphs[0].error);
   bool derived_arg = false;

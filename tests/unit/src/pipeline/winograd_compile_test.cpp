@@ -1,6 +1,6 @@
 // Winograd F(2x2, 3x3) convolutions compiled (JIT and C) equal the reference on fixed and random shapes with partial tiles.
-#include <atoll/batch.h>
-#include <atoll/pipeline.h>
+#include "src/frontend/batch.h"
+#include "src/pipeline/pipeline.h"
 
 #include "graph/passes/block_conv_layout.h"
 #include "graph/passes/eliminate_dead_nodes.h"

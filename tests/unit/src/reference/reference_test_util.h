@@ -5,7 +5,7 @@
 #include "src/reference/reference_op.h"
 
 #include <atoll/diagnostics.h>
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 #include <atoll/tensor.h>
 
 #include <doctest/doctest.h>

@@ -5,7 +5,7 @@
 #include "graph/compute/compute.h"
 #include "graph/ir/op_registry.h"
 
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 #include <doctest/doctest.h>
 
 #include <random>

@@ -1,4 +1,4 @@
-// Atoll's version and the versions of the libraries it is bound to.
+// Atoll's version and the versions of the libraries it is bound to (public).
 #pragma once
 
 #include <string>

@@ -1,20 +1,33 @@
-// The batch pipeline: what `atoll compile` and `atoll run` do, as an API.
+// The batch driver: what `atoll compile`, `atoll run` and `atoll explain`
+// do, as an API on top of GraphBuilder and the module compiler. Reads a
+// batch (batch-format.md), compiles, verifies and benchmarks each graph (one
+// failing graph does not stop the others), writes compile's files, and
+// returns what report.json says. The `atoll` command line is a thin layer
+// over these calls. Reference: docs/api.md and docs/cli.md.
+//
+// Public: only the standard library and Atoll's public headers.
 #pragma once
 
-#include <atoll/batch.h>
+#include <atoll/diagnostics.h>
 #include <atoll/graph.h>
-#include <atoll/tensor.h>
-
-#include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace atl {
+
+/// An option that does not fit the batch (a --param no graph declares, a
+/// --format a stage does not have): the command line answers it as a usage
+/// error (exit 2).
+class OptionError : public UserError {
+public:
+  using UserError::UserError;
+};
 
 /// What to do with each graph of a batch.
 struct PipelineOptions {
@@ -27,7 +40,9 @@ struct PipelineOptions {
   std::map<std::string, std::int64_t> params;  ///< --param NAME=VALUE
   std::string inputs_dir;                ///< --inputs DIR ("" = generate)
   std::string dump_dir;                  ///< --dump DIR ("" = none)
-  std::string out_dir = "atoll-out";     ///< compile: where the code goes (-o DIR)
+  /// compile: where the code goes (-o DIR); "" = atoll-out/BATCH (the
+  /// batch's name, or "batch" when it has none).
+  std::string out_dir;
   bool progress = false;                 ///< progress lines on standard error
   std::string scheduler;                 ///< --scheduler: overrides every graph's `scheduler` hint
   /// --verify-definitions: no code for any target; every graph's operators,
@@ -90,13 +105,7 @@ struct GraphResult {
   std::vector<std::string> fallbacks;
   std::optional<VerifyResult> verify;
   std::optional<BenchResult> bench;
-  nlohmann::json manifest_kernels = nlohmann::json::array();  ///< compile: kernels for manifest.json
-  std::optional<nlohmann::json> stats;  ///< with --stats: what the optimizer did
   std::optional<MemoryResult> memory;   ///< once compiled: the arena plan
-  /// Once compiled: every pass of the target's pipeline in order, summed over
-  /// the kernels (report.json `passes`: name, level, ms, how many kernels it
-  /// changed, left unchanged, skipped or was rejected for, its statistics).
-  nlohmann::json passes = nlohmann::json::array();
   /// "CLUSTER: PASS rejected: VIOLATION", one per rejected attempt.
   std::vector<std::string> rejected_passes;
   /// --print-after: the IR after the named passes, per kernel.
@@ -113,6 +122,14 @@ struct BatchResult {
   bool verify = false, bench = false, stats = false;
   /// 0 when every graph compiled (and verified), else 1.
   int exit_status() const;
+  /// report.json (cli.md) of this result: what the fields above say, and
+  /// per graph the passes, the clusters and (with stats) what the optimizer did.
+  std::string report_json;
+  /// compile: manifest.json (cli.md) for the files written in out_dir; ""
+  /// for run or when the batch could not be read.
+  std::string manifest_json;
+  /// compile: the directory the code went to (PipelineOptions::out_dir resolved).
+  std::string out_dir;
 };
 
 /// Checks the target name; throws UserError for an unknown target or profile.
@@ -121,33 +138,41 @@ void check_target(const std::string &target);
 /// Whether Atoll generates code for `target` (today `cpu` and `cpu-c`).
 bool codegen_available(const std::string &target);
 
-/// Runs every graph of a batch; one failing graph does not stop the others.
-BatchResult run_pipeline(const Batch &batch, const PipelineOptions &options);
+/// Reads a batch from JSON text and runs every graph. A batch that cannot
+/// be read as a whole (not JSON, wrong version, no graphs) gives a result
+/// with `error` set and no graphs; an error inside one graph fails that
+/// graph only. An option the batch cannot take (a parameter in
+/// options.params that no graph declares) throws OptionError. compile mode
+/// writes each graph's code, manifest.json's text is in the result (the
+/// caller writes it, as report.json).
+BatchResult run_batch(std::string_view json_text, const PipelineOptions &options);
+/// The same for a batch file; an unreadable file is the batch's `error`.
+BatchResult run_batch_file(const std::string &path, const PipelineOptions &options);
+/// The same for graphs built in code (each finalized), as a batch named
+/// `batch_name`.
+BatchResult run_graphs(const std::string &batch_name, const std::vector<GraphBuilder> &graphs,
+                       const PipelineOptions &options);
 
-/// report.json (cli.md) for a result.
-nlohmann::json report_json(const BatchResult &result);
+/// What `atoll explain` prints.
+struct ExplainOptions {
+  std::string graph;        ///< the graph of the batch (by name)
+  /// graph, clusters, scop, deps, schedule, ast, llvm, c, or a pass name
+  /// (pass_names()); "" with print_after only.
+  std::string stage;
+  std::set<std::string> print_after;  ///< pass names, or "all"
+  std::string target = "cpu";
+  std::string scheduler;    ///< "" = the graph's hint
+  std::string format = "text";  ///< "text", or "dot" for the stages graph and clusters
+};
 
-/// Compares outputs with the reference (NaN/inf positions, normwise relative
-/// error with the tolerance of each output's dtype, or of the dtype that
-/// `precision` gives for it).
-VerifyResult compare_outputs(const std::map<std::string, Tensor> &got, const std::map<std::string, Tensor> &reference,
-                             const std::vector<std::string> &outputs,
-                             const std::map<std::string, DType> &precision = {});
-
-/// For each f32 output of `graph` computed through a tensor that a node
-/// rounds to f16 or bf16 (a Cast there and back, say), that dtype: its
-/// values carry that precision, and a last-bit difference before the
-/// rounding (a sum in another order) can move them by one f16 ulp, so they
-/// are verified with f16's tolerance. Other outputs are absent.
-std::map<std::string, DType> verify_precisions(const Graph &graph);
-
-/// Evaluates a concrete graph with the reference interpreter (Compute nodes:
-/// the direct Compute evaluator). Returns every tensor, feeds included.
-std::map<std::string, Tensor> run_reference(const Graph &graph, std::map<std::string, Tensor> feeds);
-
-/// Evaluates a concrete graph node by node from the registry's Compute
-/// definitions (the oracle `definition-vs-reference` compares this with
-/// run_reference). Returns every tensor, feeds included.
-std::map<std::string, Tensor> run_definitions(const Graph &graph, std::map<std::string, Tensor> feeds);
+/// The text of one stage of one graph of a batch file. An unknown graph,
+/// stage or pass, or a stage the target does not have, is a UserError
+/// (OptionError for a format the stage does not have).
+std::string explain_batch_file(const std::string &path, const ExplainOptions &options);
+/// The stages of a target in order (`atoll explain --list-stages`), one a
+/// line: its name, its level and what it does.
+std::string list_stages(const std::string &target);
+/// The passes of the CPU pipeline, in order.
+std::vector<std::string> pass_names();
 
 }  // namespace atl

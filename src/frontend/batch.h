@@ -4,7 +4,7 @@
 
 #include <atoll/diagnostics.h>
 #include <atoll/dtype.h>
-#include <atoll/graph.h>
+#include "graph/ir/graph.h"
 
 #include <optional>
 #include <string>

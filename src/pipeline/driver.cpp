@@ -1,0 +1,141 @@
+// The public batch driver (include/atoll/driver.h): reads a batch, runs
+// run_pipeline, and gives the result with report.json's and manifest.json's
+// text.
+#include <atoll/driver.h>
+
+#include "src/api/graph_builder.h"
+#include "src/pipeline/pipeline.h"
+
+#include <set>
+
+namespace atl {
+
+namespace {
+
+/// JSON text of a report or manifest; bytes that are not UTF-8 (from names in
+/// the batch) become U+FFFD rather than an exception.
+std::string json_text(const nlohmann::json &j) {
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+}
+
+/// A parameter in `params` that no graph of the batch declares (a misspelt
+/// name would otherwise be ignored without a word); nothing when every name
+/// is declared or when a graph could not be read (it may be the one that
+/// declares it).
+void check_params_declared(const Batch &batch, const std::map<std::string, std::int64_t> &params) {
+  std::set<std::string> declared;
+  for (const BatchGraph &g : batch.graphs) {
+    if (!g.graph) return;
+    for (const auto &[name, range] : g.graph->params) declared.insert(name);
+  }
+  for (const auto &[name, value] : params) {
+    if (declared.count(name)) continue;
+    std::string list;
+    for (const std::string &d : declared) list += (list.empty() ? "" : ", ") + d;
+    throw OptionError("--param " + name + ": no graph of the batch declares a parameter '" + name + "' (" +
+                      (list.empty() ? std::string("it has no parameters") : "declared: " + list) + ")");
+  }
+}
+
+std::string resolved_out_dir(const std::string &batch_name, const PipelineOptions &o) {
+  if (!o.out_dir.empty()) return o.out_dir;
+  return "atoll-out/" + (batch_name.empty() ? std::string("batch") : batch_name);
+}
+
+BatchResult to_public(const BatchRun &run, const PipelineOptions &o) {
+  BatchResult r;
+  r.batch = run.batch;
+  r.target = run.target;
+  r.error = run.error;
+  r.verify = run.verify;
+  r.bench = run.bench;
+  r.stats = run.stats;
+  for (const GraphRun &g : run.graphs) r.graphs.push_back(g);
+  r.report_json = json_text(report_json(run));
+  if (o.mode == PipelineOptions::Mode::Compile && !run.error) {
+    r.manifest_json = json_text(manifest_json(run));
+    r.out_dir = resolved_out_dir(run.batch, o);
+  }
+  return r;
+}
+
+/// Runs a read batch; a UserError that stops the whole batch becomes its error.
+BatchResult run_read_batch(const Batch &batch, const PipelineOptions &options) {
+  check_params_declared(batch, options.params);
+  PipelineOptions o = options;
+  o.out_dir = resolved_out_dir(batch.name, options);
+  BatchRun run;
+  try {
+    run = run_pipeline(batch, o);
+  } catch (const OptionError &) {
+    throw;
+  } catch (const UserError &e) {
+    run = BatchRun{};
+    run.batch = batch.name;
+    run.target = o.target;
+    run.error = e.what();
+  }
+  return to_public(run, o);
+}
+
+BatchResult unreadable(const std::string &why, const PipelineOptions &o) {
+  BatchRun run;
+  run.target = o.target;
+  run.error = why;
+  run.verify = o.verify;
+  run.bench = o.bench;
+  run.stats = o.stats;
+  return to_public(run, o);
+}
+
+}  // namespace
+
+int BatchResult::exit_status() const {
+  if (error) return 1;
+  for (const GraphResult &g : graphs)
+    if (!g.ok || (g.verify && !g.verify->passed)) return 1;
+  return 0;
+}
+
+BatchResult run_batch(std::string_view json_text, const PipelineOptions &options) {
+  check_target(options.target);
+  Batch batch;
+  try {
+    batch = read_batch(json_text);
+  } catch (const UserError &e) {
+    return unreadable(e.what(), options);
+  }
+  return run_read_batch(batch, options);
+}
+
+BatchResult run_batch_file(const std::string &path, const PipelineOptions &options) {
+  check_target(options.target);
+  Batch batch;
+  try {
+    batch = read_batch_file(path);
+  } catch (const UserError &e) {
+    return unreadable(e.what(), options);
+  }
+  return run_read_batch(batch, options);
+}
+
+BatchResult run_graphs(const std::string &batch_name, const std::vector<GraphBuilder> &graphs,
+                       const PipelineOptions &options) {
+  check_target(options.target);
+  Batch batch;
+  batch.name = batch_name;
+  std::set<std::string> names;
+  for (const GraphBuilder &g : graphs) {
+    if (!g.finalized())
+      throw UserError("run_graphs: graph '" + g.name() + "' is not finalized (call GraphBuilder::finalize() first)");
+    if (!names.insert(g.name()).second) throw UserError("run_graphs: duplicate graph name '" + g.name() + "'");
+    BatchGraph entry;
+    entry.name = g.name();
+    entry.pointer = "/graphs/" + std::to_string(batch.graphs.size());
+    entry.graph = graph_builder_impl(g).graph;
+    batch.graphs.push_back(std::move(entry));
+  }
+  return run_read_batch(batch, options);
+}
+
+}  // namespace atl
