@@ -1,7 +1,7 @@
 // Intrinsic functions of the Compute language (exp, log, ..., min, max) in LLVM IR, scalar and vector.
 #pragma once
 
-#include "graph/compute/ast.h"
+#include "graph/core/scalar_ops.h"
 #include "polyhedral/ast/loop_ast.h"
 
 #include <llvm/IR/IRBuilder.h>

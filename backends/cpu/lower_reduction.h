@@ -7,7 +7,7 @@
 //         for (; i + 16 <= N; i += 16) acc0 += ...; sum[c1] += fold(acc0 + acc1 + acc2 + acc3); scalar remainder
 #pragma once
 
-#include "graph/compute/ast.h"
+#include "graph/core/scalar_ops.h"
 
 #include <llvm/IR/IRBuilder.h>
 

@@ -1,6 +1,10 @@
 // The Compute language's AST: expressions, statements, programs, quasi-affine
-// subscript forms and the printer that writes a program back as source.
+// subscript forms and the printer that writes a program back as source. Its
+// operators and functions are the shared scalar vocabulary
+// (graph/core/scalar_ops.h), which the loop AST and the backends use too.
 #pragma once
+
+#include "graph/core/scalar_ops.h"
 
 #include <cstdint>
 #include <map>
@@ -24,17 +28,6 @@ enum class ExprKind {
   Guard,   ///< guard(args[0], args[1]): args[0] is a Read, args[1] the padding value
 };
 
-enum class UnOp { Neg, Not };
-
-/// Binary operators. In a subscript (and a `where` bound) `/` is floor
-/// division and `%` floor modulo; in values `/` is real division and `%` is
-/// floored modulo (the result has the sign of the divisor).
-enum class BinOp { Add, Sub, Mul, Div, Mod, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
-
-/// Built-in functions. A call whose name is one of these is a function call;
-/// any other name followed by `(` is a tensor read.
-enum class Func { Exp, Log, Sqrt, Tanh, Sigmoid, Erf, Abs, Floor, Min, Max, Pow };
-
 struct Expr;
 using ExprPtr = std::shared_ptr<const Expr>;
 
@@ -48,13 +41,7 @@ struct Expr {
   BinOp binop = BinOp::Add;   ///< Binary
   Func func = Func::Exp;      ///< Call
   std::vector<ExprPtr> args;  ///< operands, call arguments or subscripts
-  /// Call of exp whose argument is known never to be +inf (set by
-  /// poly::bound_shifted_exps, not by the parser; print and equal ignore it).
-  bool bounded_above = false;
 };
-
-/// Assignment operators. Every operator but Assign reduces into the element.
-enum class AssignOp { Assign, Add, Mul, Max, Min };
 
 /// `name in lo:hi` of a `where` clause (half-open; bounds use parameters only).
 struct IndexRange {
@@ -77,15 +64,6 @@ struct Statement {
 struct Program {
   std::vector<Statement> statements;
 };
-
-/// Name of a function as written ("exp"), its number of arguments, and the
-/// lookup by name (empty when `name` is not a function).
-const char *func_name(Func f);
-int func_arity(Func f);
-std::optional<Func> find_func(std::string_view name);
-/// Spelling of operators: "+", "<=", "&&"; "+=" and friends (without `!`).
-const char *binop_name(BinOp op);
-const char *assign_op_name(AssignOp op);
 
 /// A quasi-affine form: constant + sum of coeff * variable + sum of
 /// coeff * floor(num / den) or coeff * (num mod den) with den > 0 (mod has

@@ -55,15 +55,32 @@ struct Edge {
 using NodeGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Node, Edge>;
 using NodeId = NodeGraph::vertex_descriptor;
 
-/// Parsed, optional schedule hints of a graph (batch-format.md). Validated by
-/// the front end; honoured (or refused by name) by the optimizer.
+/// The `fuse` hint: clusters chosen by fusion (absent or "auto"), one
+/// operator per kernel ("none"), or the given groups of node names.
+struct FuseHint {
+  enum class Mode { Auto, None, Groups } mode = Mode::Auto;
+  std::vector<std::vector<std::string>> groups;  ///< Mode::Groups: node names, a node in one group at most
+  bool operator==(const FuseHint &) const = default;
+};
+
+/// The `tree` hint: schedule trees in isl's YAML notation, one for a graph
+/// that compiles as one cluster, or one per cluster keyed by its name.
+struct TreeHint {
+  bool given = false;                             ///< the graph has a `tree` hint
+  std::optional<std::string> whole;               ///< the tree of the graph's only cluster
+  std::map<std::string, std::string> by_cluster;  ///< cluster name -> tree (when not `whole`)
+};
+
+/// Parsed, optional schedule hints of a graph (batch-format.md), typed once
+/// by the front end (src/frontend/schedule_hints); honoured (or refused by
+/// name) by the optimizer.
 struct ScheduleHints {
-  nlohmann::json fuse;                                   ///< null, "auto", "none" or [[names...]]
+  FuseHint fuse;
   std::map<std::string, std::vector<std::int64_t>> tile;  ///< node -> sizes per domain dim
   std::optional<bool> vectorize, parallel;
   std::optional<std::int64_t> unroll;
   std::string scheduler;                                 ///< "", "isl", "pluto", "feautrier"
-  nlohmann::json tree;                                   ///< null, a string, or {cluster: string}
+  TreeHint tree;
 };
 
 /// A graph of operators. Build it with add_* and then call finalize(), which

@@ -1,6 +1,7 @@
 // Runs the simplification passes to a fixed point and summarises what they did.
 #pragma once
 
+#include "graph/core/pass_table.h"
 #include "graph/ir/graph.h"
 
 #include "graph/passes/batchnorm_scale_shift.h"
@@ -51,6 +52,18 @@ struct SimplifySummary {
   bool converged = true;                                  ///< false: stopped at max_rounds
   std::size_t nodes_before = 0, nodes_after = 0;
 };
+
+/// What the graph passes work on: the graph, the options, and the counts of
+/// the pass that runs.
+struct SimplifyState {
+  const SimplifyOptions &options;
+  Graph graph;
+  PassStats stats;
+};
+
+/// The graph passes, in running order (explain --list-stages); each row is
+/// enabled by its SimplifyOptions flag.
+const PassTable<SimplifyState> &simplify_passes();
 
 /// Text of a summary: one line per pass with its counts, then the totals.
 void print_simplify_summary(std::ostream &os, const SimplifySummary &summary);

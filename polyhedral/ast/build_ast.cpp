@@ -110,6 +110,7 @@ public:
 
 private:
   const Scop &scop_;
+  std::set<const Expr *> bounded_;  ///< while converting a statement: its exps bounded above
   const std::vector<LoopInfo> &loops_;
   AstOptions opts_;
 
@@ -481,7 +482,7 @@ private:
     case ExprKind::Call: {
       std::vector<LExprPtr> args;
       for (const auto &a : e.args) args.push_back(value(*a, s));
-      return build::call(e.func, std::move(args), e.bounded_above);
+      return build::call(e.func, std::move(args), bounded_.count(&e) != 0);
     }
     case ExprKind::Read: {
       // An indirect subscript's run-time value is not known to be in bounds:
@@ -511,7 +512,15 @@ private:
     flatten_planes(st->write.array, subs);
     LExprPtr v;
     if (st->init) v = build::real(identity_of(st->init_of, scop_.array(st->write.array)->array.dtype));
-    else v = value(*st->rhs, subst);
+    else {
+      // The exp calls bound_shifted_exps recorded, as nodes of this rhs.
+      bounded_.clear();
+      std::vector<const Expr *> exps = exp_calls(*st->rhs);
+      for (int i : st->bounded_exps)
+        if (i >= 0 && static_cast<std::size_t>(i) < exps.size()) bounded_.insert(exps[static_cast<std::size_t>(i)]);
+      v = value(*st->rhs, subst);
+      bounded_.clear();
+    }
     current_ = nullptr;
     return build::store(st->write.array, std::move(subs), v, st->op, st->name, st->nan_insensitive);
   }

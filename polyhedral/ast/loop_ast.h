@@ -5,7 +5,7 @@
 // After:  loop AST   for c0 = 0; c0 <= 63; c0 += 1 { Y[c0] = max(X[c0], 0.0) }
 #pragma once
 
-#include "graph/compute/ast.h"
+#include "graph/core/scalar_ops.h"
 #include "graph/core/kernel_array.h"
 
 #include <atoll/dtype.h>
@@ -69,7 +69,7 @@ struct LExpr {
   compute::BinOp binop = compute::BinOp::Add;
   compute::Func func = compute::Func::Exp;
   std::vector<LExprPtr> args;
-  /// Call of exp whose argument is never +inf (compute::Expr::bounded_above).
+  /// Call of exp whose argument is never +inf (the SCoP statement's bounded_exps).
   bool bounded_above = false;
 };
 

@@ -362,6 +362,22 @@ std::string sanitize_identifier(const std::string &name) {
   return s;
 }
 
+namespace {
+
+void collect_exp_calls(const compute::Expr &e, std::vector<const compute::Expr *> &out) {
+  if (e.kind == compute::ExprKind::Call && e.func == compute::Func::Exp) out.push_back(&e);
+  for (const compute::ExprPtr &a : e.args)
+    if (a) collect_exp_calls(*a, out);
+}
+
+}  // namespace
+
+std::vector<const compute::Expr *> exp_calls(const compute::Expr &e) {
+  std::vector<const compute::Expr *> out;
+  collect_exp_calls(e, out);
+  return out;
+}
+
 const ScopStatement *Scop::statement(const std::string &n) const {
   for (const auto &s : statements)
     if (s.name == n) return &s;

@@ -16,13 +16,6 @@ const char *kind_name(ScopArray::Kind k) {
   return "?";
 }
 
-bool has_bounded_exp(const compute::Expr &e) {
-  if (e.kind == compute::ExprKind::Call && e.bounded_above) return true;
-  for (const compute::ExprPtr &a : e.args)
-    if (a && has_bounded_exp(*a)) return true;
-  return false;
-}
-
 }  // namespace
 
 void print_scop(std::ostream &os, const Scop &scop) {
@@ -46,7 +39,7 @@ void print_scop(std::ostream &os, const Scop &scop) {
     else
       os << "    body: " << compute::print(*s.lhs) << " " << compute::assign_op_name(s.op) << " "
          << compute::print(*s.rhs) << (s.nan_insensitive ? "  (NaN-insensitive)" : "")
-         << (has_bounded_exp(*s.rhs) ? "  (exp bounded above)" : "") << "\n";
+         << (!s.bounded_exps.empty() ? "  (exp bounded above)" : "") << "\n";
   }
 }
 

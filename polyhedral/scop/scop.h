@@ -12,6 +12,7 @@
 #include <map>
 #include <optional>
 #include <ostream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,7 +62,16 @@ struct ScopStatement {
   compute::ExprPtr rhs;              ///< value (null for `_init`); array names renamed
   /// A max or min whose NaN handling does not matter (OpDefinition::nan_insensitive).
   bool nan_insensitive = false;
+  /// The exp calls of `rhs` whose argument is never +inf (bound_shifted_exps),
+  /// by their place among rhs's exp calls in preorder (exp_calls): the loop
+  /// AST's exp then needs no upper clamp. Passes that rewrite rhs keep its
+  /// exp calls and their order.
+  std::set<int> bounded_exps;
 };
+
+/// The exp calls of an expression in preorder (a call before its
+/// arguments, arguments in order): the places ScopStatement::bounded_exps names.
+std::vector<const compute::Expr *> exp_calls(const compute::Expr &e);
 
 /// The SCoP of a cluster. The isl objects live in the context given to
 /// build_scop; destroy the Scop before that context.

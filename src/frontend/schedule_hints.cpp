@@ -41,24 +41,27 @@ ScheduleHints read_schedule_hints(const nlohmann::json &j, const std::string &pt
       if (v.is_string()) {
         std::string s = v.get<std::string>();
         if (s != "auto" && s != "none") hint_error(p, key, g, "expected \"auto\", \"none\" or a list of node groups");
+        h.fuse.mode = s == "none" ? FuseHint::Mode::None : FuseHint::Mode::Auto;
       } else if (v.is_array()) {
+        h.fuse.mode = FuseHint::Mode::Groups;
         std::set<std::string> seen;
         for (std::size_t i = 0; i < v.size(); ++i) {
           const auto &group = v[i];
           std::string gp = pointer_join(p, i);
           if (!group.is_array() || group.empty()) hint_error(gp, key, g, "expected a non-empty list of node names");
+          h.fuse.groups.emplace_back();
           for (std::size_t k = 0; k < group.size(); ++k) {
             std::string np = pointer_join(gp, k);
             if (!group[k].is_string()) hint_error(np, key, g, "expected a node name");
             std::string n = group[k].get<std::string>();
             if (!nodes.count(n)) hint_error(np, key, g, "unknown node '" + n + "'");
             if (!seen.insert(n).second) hint_error(np, key, g, "node '" + n + "' is in more than one group");
+            h.fuse.groups.back().push_back(n);
           }
         }
       } else {
         hint_error(p, key, g, "expected \"auto\", \"none\" or a list of node groups");
       }
-      h.fuse = v;
     } else if (key == "tile") {
       if (!v.is_object()) hint_error(p, key, g, "expected an object: node name -> tile sizes");
       for (const auto &[node, sizes] : v.items()) {
@@ -91,18 +94,20 @@ ScheduleHints read_schedule_hints(const nlohmann::json &j, const std::string &pt
         hint_error(p, key, g, "unknown scheduler '" + s + "' (expected \"isl\", \"pluto\" or \"feautrier\")");
       h.scheduler = s;
     } else if (key == "tree") {
+      h.tree.given = true;
       if (v.is_string()) {
         check_tree_text(v.get<std::string>(), p, g);
+        h.tree.whole = v.get<std::string>();
       } else if (v.is_object()) {
         for (const auto &[cluster, text] : v.items()) {
           std::string cp = pointer_join(p, cluster);
           if (!text.is_string()) hint_error(cp, key, g, "expected a schedule tree string");
           check_tree_text(text.get<std::string>(), cp, g);
+          h.tree.by_cluster[cluster] = text.get<std::string>();
         }
       } else {
         hint_error(p, key, g, "expected a schedule tree string, or an object keyed by cluster name");
       }
-      h.tree = v;
     } else {
       hint_error(p, key, g,
                  "unknown schedule hint '" + key + "' (expected fuse, tile, vectorize, parallel, unroll, scheduler, tree)");

@@ -36,16 +36,16 @@ poly::PolyOptions cluster_options(const Graph &graph, const std::string &cluster
     o.unroll = static_cast<long>(*h.unroll);
     if (*h.unroll == 1) o.unroll_loops = false;
   }
-  if (h.tree.is_string()) {
+  if (h.tree.whole) {
     if (num_clusters != 1)
       throw hint_error(graph, "tree",
                        "the graph compiles as " + std::to_string(num_clusters) +
                            " clusters; give `tree` as an object keyed by cluster name (explain --stage clusters)");
     o.scheduler = "given";
-    o.tree = h.tree.get<std::string>();
-  } else if (h.tree.is_object() && h.tree.contains(cluster)) {
+    o.tree = *h.tree.whole;
+  } else if (auto it = h.tree.by_cluster.find(cluster); it != h.tree.by_cluster.end()) {
     o.scheduler = "given";
-    o.tree = h.tree.at(cluster).get<std::string>();
+    o.tree = it->second;
   }
   return o;
 }

@@ -1,6 +1,8 @@
 // The one path from a graph to code, shared by `compile`, `run` and `explain`:
-// prepare_graph -> plan_clusters -> each cluster through the polyhedral layer
-// (cluster_options) -> loop ASTs (schedule_graph) -> callable code (compile_graph).
+// the driver's stages as a table (graph_stages): prepare -> plan_clusters ->
+// compile_clusters (each cluster through the polyhedral layer with its
+// cluster_options) -> split_clusters -> codegen. schedule_graph stops
+// before codegen (loop ASTs); compile_graph runs them all.
 #include "src/pipeline/compile_graph.h"
 
 #include "backends/cpu/cpu_backend.h"
@@ -21,10 +23,9 @@ double ms_since(Clock::time_point t0) {
 
 /// A `tree` hint keyed by cluster must name clusters of the compiled graph.
 void check_tree_keys(const Graph &graph, const std::vector<std::vector<NodeId>> &clusters) {
-  if (!graph.schedule.tree.is_object()) return;
   std::set<std::string> names;
   for (const auto &c : clusters) names.insert(graph.node(c.front()).name);
-  for (const auto &[key, value] : graph.schedule.tree.items())
+  for (const auto &[key, tree] : graph.schedule.tree.by_cluster)
     if (!names.count(key)) {
       std::string list;
       for (const std::string &n : names) list += (list.empty() ? "" : ", ") + n;
@@ -83,84 +84,147 @@ std::string cluster_printed_text(const poly::ClusterResult &c, const std::string
   return out;
 }
 
-ScheduledGraph schedule_graph(const Graph &graph, const CompileOptions &options) {
-  auto t0 = Clock::now();
-  ScheduledGraph out;
-  out.prepared = prepare_graph(graph);
-  out.plan = plan_clusters(out.prepared.graph);
-  out.stage_ms["clusters"] += ms_since(t0);
-  const Graph &g = out.prepared.graph;
-  const auto &clusters = out.plan.fusion.clusters;
-  check_tree_keys(g, clusters);
-  check_tile_keys(g, clusters);
-  std::vector<std::vector<NodeId>> kernels;  // the clusters, split ones cut into their pieces
-  for (const auto &cluster : clusters) {
-    auto compile_with = [&](const std::vector<NodeId> &nodes, const poly::PolyOptions &po) {
-      const Node &first = g.node(nodes.front());
-      try {
-        poly::ClusterResult r = poly::compile_cluster(g, nodes, po);
-        for (const auto &[stage, ms] : r.timings_ms) out.stage_ms[stage] += ms;
-        return r;
-      } catch (const UserError &e) {
-        throw e.with({first.pointer, g.name, first.name});
-      }
-    };
-    auto compile = [&](const std::vector<NodeId> &nodes) {
-      return compile_with(nodes, cluster_options(g, g.node(nodes.front()).name, clusters.size(), options));
-    };
-    const poly::PolyOptions po = cluster_options(g, g.node(cluster.front()).name, clusters.size(), options);
-    poly::ClusterResult result = compile_with(cluster, po);
-    ClusterLayout layout = cluster_layout(g, cluster, result);
-    // A schedule the user gave, or tile sizes given for this cluster, are kept as given.
-    std::vector<ClusterPiece> pieces;
-    if (layout.split() && po.tree.empty() && !po.tile_hint) pieces = split_cluster(g, cluster, layout, compile);
-    if (pieces.empty()) {
-      kernels.push_back(cluster);
-      out.clusters.push_back(std::move(result));
-      out.layouts.push_back(std::move(layout));
-      continue;
-    }
-    for (ClusterPiece &p : pieces) {
-      kernels.push_back(std::move(p.nodes));
-      out.clusters.push_back(std::move(p.result));
-      out.layouts.push_back(std::move(p.layout));
-    }
+namespace {
+
+/// Compiles the nodes of one cluster with `po`; errors name the cluster's first node.
+poly::ClusterResult compile_nodes(GraphCompileState &s, const std::vector<NodeId> &nodes, const poly::PolyOptions &po) {
+  const Graph &g = s.scheduled.prepared.graph;
+  const Node &first = g.node(nodes.front());
+  try {
+    poly::ClusterResult r = poly::compile_cluster(g, nodes, po);
+    for (const auto &[stage, ms] : r.timings_ms) s.scheduled.stage_ms[stage] += ms;
+    return r;
+  } catch (const UserError &e) {
+    throw e.with({first.pointer, g.name, first.name});
   }
-  out.plan.fusion.clusters = std::move(kernels);
-  return out;
+}
+
+const PassTable<GraphCompileState> kGraphStages = {
+    {"prepare", "graph", "the graph simplified for compilation: the graph passes to a fixed point (explain --stage graph)",
+     [](const GraphCompileState &) { return true; },
+     [](GraphCompileState &s) {
+       auto t0 = Clock::now();
+       s.scheduled.prepared = prepare_graph(s.input);
+       s.scheduled.stage_ms["clusters"] += ms_since(t0);
+       return s.scheduled.prepared.simplified;
+     }},
+    {"plan_clusters", "graph", "operators fused into clusters, one kernel each; views get none (explain --stage clusters)",
+     [](const GraphCompileState &) { return true; },
+     [](GraphCompileState &s) {
+       auto t0 = Clock::now();
+       s.scheduled.plan = plan_clusters(s.scheduled.prepared.graph);
+       s.scheduled.stage_ms["clusters"] += ms_since(t0);
+       const Graph &g = s.scheduled.prepared.graph;
+       check_tree_keys(g, s.scheduled.plan.fusion.clusters);
+       check_tile_keys(g, s.scheduled.plan.fusion.clusters);
+       return true;
+     }},
+    {"compile_clusters", "clusters", "each cluster through the target's polyhedral pipeline (build_scop to its last pass)",
+     [](const GraphCompileState &) { return true; },
+     [](GraphCompileState &s) {
+       const Graph &g = s.scheduled.prepared.graph;
+       const auto &clusters = s.scheduled.plan.fusion.clusters;
+       for (const auto &cluster : clusters) {
+         s.cluster_options.push_back(cluster_options(g, g.node(cluster.front()).name, clusters.size(), s.options));
+         s.scheduled.clusters.push_back(compile_nodes(s, cluster, s.cluster_options.back()));
+         s.scheduled.layouts.push_back(cluster_layout(g, cluster, s.scheduled.clusters.back()));
+       }
+       return !clusters.empty();
+     }},
+    {"split_clusters", "clusters",
+     "a cluster whose schedule left heavy operators in separate loop nests cut into kernels of their own",
+     [](const GraphCompileState &) { return true; },
+     [](GraphCompileState &s) {
+       const Graph &g = s.scheduled.prepared.graph;
+       const auto &clusters = s.scheduled.plan.fusion.clusters;
+       auto compile = [&](const std::vector<NodeId> &nodes) {
+         return compile_nodes(s, nodes, cluster_options(g, g.node(nodes.front()).name, clusters.size(), s.options));
+       };
+       std::vector<std::vector<NodeId>> kernels;  // the clusters, split ones cut into their pieces
+       std::vector<poly::ClusterResult> results;
+       std::vector<ClusterLayout> layouts;
+       bool changed = false;
+       for (std::size_t i = 0; i < clusters.size(); ++i) {
+         // A schedule the user gave, or tile sizes given for this cluster, are kept as given.
+         const poly::PolyOptions &po = s.cluster_options[i];
+         std::vector<ClusterPiece> pieces;
+         if (s.scheduled.layouts[i].split() && po.tree.empty() && !po.tile_hint)
+           pieces = split_cluster(g, clusters[i], s.scheduled.layouts[i], compile);
+         if (pieces.empty()) {
+           kernels.push_back(clusters[i]);
+           results.push_back(std::move(s.scheduled.clusters[i]));
+           layouts.push_back(std::move(s.scheduled.layouts[i]));
+           continue;
+         }
+         changed = true;
+         for (ClusterPiece &p : pieces) {
+           kernels.push_back(std::move(p.nodes));
+           results.push_back(std::move(p.result));
+           layouts.push_back(std::move(p.layout));
+         }
+       }
+       s.scheduled.plan.fusion.clusters = std::move(kernels);
+       s.scheduled.clusters = std::move(results);
+       s.scheduled.layouts = std::move(layouts);
+       return changed;
+     }},
+    {"codegen", "code", "callable code from the loop ASTs: the LLVM JIT (cpu) or C built and loaded (cpu-c)",
+     [](const GraphCompileState &s) { return s.options.executable; },
+     [](GraphCompileState &s) {
+       auto tc = Clock::now();
+       std::vector<poly::LKernel> kernels;
+       for (const auto &c : s.scheduled.clusters) kernels.push_back(c.kernel);
+       std::shared_ptr<cpu::CpuExecutable> exe =
+           s.options.target == "cpu" ? std::shared_ptr<cpu::CpuExecutable>(cpu::jit_kernels(kernels))
+                                     : std::shared_ptr<cpu::CpuExecutable>(cpu::build_c_kernels(kernels));
+       for (const auto &k : kernels) {
+         cpu::KernelEntry e = exe->entry(k.name);
+         ATOLL_ASSERT(e, "the backend lost kernel " + k.name);
+         s.functions.push_back(e);
+       }
+       s.keep_alive = exe;
+       double ms = ms_since(tc);
+       s.scheduled.stage_ms["jit"] += ms;
+       s.scheduled.stage_ms["codegen"] += ms;
+       return true;
+     }},
+};
+
+/// Runs the stages of kGraphStages up to (without) `stop` ("" = all).
+void run_stages(GraphCompileState &s, const std::string &stop) {
+  for (const PassRow<GraphCompileState> &row : kGraphStages) {
+    if (row.name == stop) break;
+    if (row.enabled(s)) row.run(s);
+  }
+}
+
+}  // namespace
+
+const PassTable<GraphCompileState> &graph_stages() { return kGraphStages; }
+
+ScheduledGraph schedule_graph(const Graph &graph, const CompileOptions &options) {
+  GraphCompileState s{graph, options, {}, {}, {}, {}};
+  run_stages(s, "codegen");
+  return std::move(s.scheduled);
 }
 
 CompiledGraph compile_graph(const Graph &graph, const CompileOptions &options) {
   auto t0 = Clock::now();
   if (options.target != "cpu" && options.target != "cpu-c")
     throw UserError("target " + options.target + ": code generation is not available yet");
-  ScheduledGraph s = schedule_graph(graph, options);
+  GraphCompileState s{graph, options, {}, {}, {}, {}};
+  run_stages(s, "");
   CompiledGraph out;
-  out.clusters = std::move(s.clusters);
-  out.layouts = std::move(s.layouts);
-  out.aliases = std::move(s.plan.aliases);
-  out.constants = std::move(s.prepared.constants);
-  out.stage_ms = std::move(s.stage_ms);
+  out.clusters = std::move(s.scheduled.clusters);
+  out.layouts = std::move(s.scheduled.layouts);
+  out.aliases = std::move(s.scheduled.plan.aliases);
+  out.constants = std::move(s.scheduled.prepared.constants);
+  out.stage_ms = std::move(s.scheduled.stage_ms);
   for (const auto &r : out.clusters)
     for (const std::string &f : r.fallbacks) out.fallbacks.push_back(r.name + ": " + f);
-  if (options.executable) {
-    auto tc = Clock::now();
-    std::vector<poly::LKernel> kernels;
-    for (const auto &c : out.clusters) kernels.push_back(c.kernel);
-    std::shared_ptr<cpu::CpuExecutable> exe =
-        options.target == "cpu" ? std::shared_ptr<cpu::CpuExecutable>(cpu::jit_kernels(kernels))
-                                : std::shared_ptr<cpu::CpuExecutable>(cpu::build_c_kernels(kernels));
-    for (const auto &k : kernels) {
-      cpu::KernelEntry e = exe->entry(k.name);
-      ATOLL_ASSERT(e, "the backend lost kernel " + k.name);
-      out.functions.push_back(e);
-    }
-    out.keep_alive = exe;
-    out.executable = true;
-    double ms = ms_since(tc);
-    out.stage_ms["jit"] += ms;
-    out.stage_ms["codegen"] += ms;
-  }
+  out.functions = std::move(s.functions);
+  out.keep_alive = std::move(s.keep_alive);
+  out.executable = options.executable;
   out.compile_ms = ms_since(t0);
   return out;
 }

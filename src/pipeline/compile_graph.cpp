@@ -25,16 +25,15 @@ fusion::FusionResult explicit_groups(const Graph &graph, const std::set<NodeId> 
   std::set<NodeId> seen;
   std::vector<std::vector<NodeId>> groups;
   std::size_t index = 0;
-  for (const auto &group : graph.schedule.fuse) {
+  for (const std::vector<std::string> &group : graph.schedule.fuse.groups) {
     std::string where = "fuse group " + std::to_string(index++);
-    if (!group.is_array() || group.empty()) throw hint_error(graph, "fuse", where + ": expected a non-empty list of node names");
+    if (group.empty()) throw hint_error(graph, "fuse", where + ": expected a non-empty list of node names");
     std::vector<NodeId> members;
-    for (const auto &name : group) {
-      if (!name.is_string()) throw hint_error(graph, "fuse", where + ": expected a node name, got " + name.dump());
-      auto it = by_name.find(name.get<std::string>());
-      if (it == by_name.end()) throw hint_error(graph, "fuse", where + ": unknown node '" + name.get<std::string>() + "'");
+    for (const std::string &name : group) {
+      auto it = by_name.find(name);
+      if (it == by_name.end()) throw hint_error(graph, "fuse", where + ": unknown node '" + name + "'");
       if (!seen.insert(it->second).second)
-        throw hint_error(graph, "fuse", where + ": node '" + name.get<std::string>() + "' is in more than one group");
+        throw hint_error(graph, "fuse", where + ": node '" + name + "' is in more than one group");
       if (!no_kernel.count(it->second)) members.push_back(it->second);
     }
     for (NodeId v : members) group_of[v] = members.empty() ? v : members.front();
@@ -71,15 +70,16 @@ std::string replacement_problem(const Graph &graph, const Graph &s) {
 /// of `s` under their names (a node a pass rewrote in place keeps its name;
 /// one folded into another is gone), empty groups dropped. Nodes the passes
 /// made run as clusters of their own.
-nlohmann::json groups_on_simplified(const nlohmann::json &groups, const Graph &s) {
+FuseHint groups_on_simplified(const FuseHint &fuse, const Graph &s) {
   std::set<std::string> names;
   for (NodeId v = 0; v < s.num_nodes(); ++v) names.insert(s.node(v).name);
-  nlohmann::json out = nlohmann::json::array();
-  for (const auto &group : groups) {
-    nlohmann::json kept = nlohmann::json::array();
-    for (const auto &name : group)
-      if (names.count(name.get<std::string>())) kept.push_back(name);
-    if (!kept.empty()) out.push_back(std::move(kept));
+  FuseHint out;
+  out.mode = FuseHint::Mode::Groups;
+  for (const std::vector<std::string> &group : fuse.groups) {
+    std::vector<std::string> kept;
+    for (const std::string &name : group)
+      if (names.count(name)) kept.push_back(name);
+    if (!kept.empty()) out.groups.push_back(std::move(kept));
   }
   return out;
 }
@@ -101,14 +101,14 @@ std::string explicit_groups_problem(const Graph &g) {
 PreparedGraph prepare_graph(const Graph &graph) {
   PreparedGraph p;
   p.graph = graph;
-  const bool explicit_fuse = graph.schedule.fuse.is_array();
+  const bool explicit_fuse = graph.schedule.fuse.mode == FuseHint::Mode::Groups;
   // Groups that do not hold on the original graph are the caller's error:
   // plan_clusters reports it on the graph as written.
   if (explicit_fuse && !explicit_groups_problem(graph).empty()) {
     p.skipped = "the explicit `fuse` groups are refused";
     return p;
   }
-  if (!graph.schedule.tree.is_null()) {
+  if (graph.schedule.tree.given) {
     p.skipped = "the `tree` hint is written for the original nodes";
     return p;
   }
@@ -125,7 +125,7 @@ PreparedGraph prepare_graph(const Graph &graph) {
     so.block_conv.winograd = true;
     so.block_conv.winograd_panel = so.gemm_weight_panel;
     // Bands across three convolutions are fusion: not under `fuse: none`.
-    so.band_depthwise_chain = !(graph.schedule.fuse.is_string() && graph.schedule.fuse.get<std::string>() == "none");
+    so.band_depthwise_chain = graph.schedule.fuse.mode != FuseHint::Mode::None;
     // Explicit groups name the original nodes: no pass that replaces a node
     // by several (bands, parts of a Compute node, Winograd's transforms and
     // GEMMs) under other names.
@@ -165,10 +165,10 @@ PreparedGraph prepare_graph(const Graph &graph) {
 ClusterPlan plan_clusters(const Graph &graph) {
   ClusterPlan p;
   p.aliases = memory::plan_views(graph, &p.no_kernel);
-  const nlohmann::json &fuse = graph.schedule.fuse;
-  if (fuse.is_array()) {
+  const FuseHint &fuse = graph.schedule.fuse;
+  if (fuse.mode == FuseHint::Mode::Groups) {
     p.fusion = explicit_groups(graph, p.no_kernel);
-  } else if (fuse.is_string() && fuse.get<std::string>() == "none") {
+  } else if (fuse.mode == FuseHint::Mode::None) {
     std::vector<NodeId> alone(graph.num_nodes());
     for (NodeId v = 0; v < graph.num_nodes(); ++v) alone[v] = v;
     p.fusion = fusion::clusters_from_groups(graph, alone, p.no_kernel, "fuse: none");

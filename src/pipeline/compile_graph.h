@@ -5,6 +5,7 @@
 #include "graph/ir/graph.h"
 #include <atoll/tensor.h>
 
+#include "graph/core/pass_table.h"
 #include "graph/fusion/fuse_graph.h"
 #include "graph/memory/buffer_lifetimes.h"
 #include "graph/memory/plan_arena.h"
@@ -184,6 +185,22 @@ struct ScheduledGraph {
 /// A hint that cannot be honoured or a cluster the polyhedral layer refuses
 /// is a UserError naming the graph (and the cluster's first node).
 ScheduledGraph schedule_graph(const Graph &graph, const CompileOptions &options);
+
+/// One graph on its way to kernels: what the driver's stages read and write.
+struct GraphCompileState {
+  const Graph &input;
+  const CompileOptions &options;
+  ScheduledGraph scheduled;
+  std::vector<poly::PolyOptions> cluster_options;  ///< per planned cluster (compile_clusters)
+  std::vector<KernelFunction> functions;           ///< codegen: one per kernel, call order
+  std::shared_ptr<void> keep_alive;                ///< codegen: owns the code
+};
+
+/// The driver's stages in order: prepare (prepare_graph), plan_clusters
+/// (plan_clusters and the checks of the `tree` and `tile` hints' keys),
+/// compile_clusters (poly::compile_cluster per cluster), split_clusters
+/// (split_cluster), codegen (when options.executable).
+const PassTable<GraphCompileState> &graph_stages();
 
 /// schedule_graph, then code for the target when options.executable: views
 /// become `aliases`, folded weights `constants`. The graph outputs, inputs

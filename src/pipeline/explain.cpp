@@ -117,6 +117,17 @@ void list_stages_to(std::ostream &os, const std::string &target) {
             << (cut ? "" : ", schedule (the tree after the last schedule pass, without packing's copies), ast (after "
                            "the last AST pass)")
             << "\n";
+  // The tables around the polyhedral one: they run, but their IR is shown
+  // by the stages graph and clusters, so they are listed as notes.
+  os << "# the driver's stages (src/pipeline), in order:\n";
+  for (const PassLine &l : pass_lines(graph_stages()))
+    if (l.name != "codegen" || !cut) {
+      os << "#   " << std::left << std::setw(31) << l.name << std::setw(10) << l.level << l.description << "\n";
+    }
+  os << "# the graph passes that prepare runs to a fixed point (graph/passes; --stage graph shows the result):\n";
+  for (const PassLine &l : pass_lines(simplify_passes())) {
+    os << "#   " << std::left << std::setw(31) << l.name << std::setw(10) << l.level << l.description << "\n";
+  }
 }
 
 /// The IR after passes of the CPU pipeline, per cluster: `--stage PASS`

@@ -104,24 +104,23 @@ bool shifted_by_own_max(const Scop &scop, std::size_t k, const Expr &arg) {
   }
 }
 
-ExprPtr mark_exps(const Scop &scop, std::size_t k, const ExprPtr &e, int &marked) {
-  ExprPtr r = map_args(e, [&](const ExprPtr &a) { return mark_exps(scop, k, a, marked); });
-  if (r->kind != ExprKind::Call || r->func != compute::Func::Exp || r->bounded_above || r->args.size() != 1 ||
-      !r->args[0] || !shifted_by_own_max(scop, k, *r->args[0]))
-    return r;
-  auto copy = std::make_shared<Expr>(*r);
-  copy->bounded_above = true;
-  ++marked;
-  return copy;
-}
-
 }  // namespace
 
 int bound_shifted_exps(Scop &scop) {
   int marked = 0;
-  for (std::size_t k = 0; k < scop.statements.size(); ++k)
-    if (!scop.statements[k].init && scop.statements[k].rhs)
-      scop.statements[k].rhs = mark_exps(scop, k, scop.statements[k].rhs, marked);
+  for (std::size_t k = 0; k < scop.statements.size(); ++k) {
+    ScopStatement &s = scop.statements[k];
+    if (s.init || !s.rhs) continue;
+    std::vector<const Expr *> exps = exp_calls(*s.rhs);
+    for (std::size_t i = 0; i < exps.size(); ++i) {
+      const Expr &e = *exps[i];
+      if (s.bounded_exps.count(static_cast<int>(i)) || e.args.size() != 1 || !e.args[0] ||
+          !shifted_by_own_max(scop, k, *e.args[0]))
+        continue;
+      s.bounded_exps.insert(static_cast<int>(i));
+      ++marked;
+    }
+  }
   return marked;
 }
 

@@ -30,8 +30,8 @@
 
 namespace atl::poly {
 
-/// Marks in place (compute::Expr::bounded_above); the statements' reads
-/// are unchanged. Returns how many exp calls were marked.
+/// Records the exp calls in each statement's bounded_exps; the statements
+/// themselves are unchanged. Returns how many exp calls were added.
 int bound_shifted_exps(Scop &scop);
 
 }  // namespace atl::poly

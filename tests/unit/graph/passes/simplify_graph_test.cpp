@@ -73,6 +73,33 @@ TEST_CASE("simplify_graph runs only the enabled passes") {
   CHECK(simplify_graph(g).num_nodes() == 2);
 }
 
+TEST_CASE("simplify_graph runs the enabled rows of its pass table, in table order") {
+  Graph g;
+  g.name = "rows";
+  g.add_input("x", {DType::F32, {4}});
+  g.add_node(make_node("Relu", {"x"}, {"y"}, "r"));
+  g.add_output("y");
+  g.finalize();
+  SimplifyOptions all;
+  all.fold_pad = all.block_conv_layout = all.band_depthwise_chain = all.batchnorm_scale_shift = true;
+  all.split_compute_node = all.transpose_contraction_operand = true;
+  all.gemm_weight_panel = 16;
+  SimplifySummary every, defaults;
+  simplify_graph(g, all, &every);
+  simplify_graph(g, SimplifyOptions{}, &defaults);
+  const PassTable<SimplifyState> &table = simplify_passes();
+  REQUIRE(every.passes.size() == table.size());  // every row, each once
+  for (std::size_t k = 0; k < table.size(); ++k) CHECK(every.passes[k].first == table[k].name);
+  std::vector<std::string> on;
+  for (const auto &[name, stats] : defaults.passes) on.push_back(name);
+  CHECK(on == std::vector<std::string>{"fold_constants", "fold_batchnorm", "cancel_transposes", "eliminate_common_subexpr",
+                                       "eliminate_dead_nodes"});
+  for (const PassLine &l : pass_lines(table)) {
+    CHECK(l.level == "graph");
+    CHECK(!l.description.empty());
+  }
+}
+
 TEST_CASE("simplify_graph keeps params, symbolic shapes and schedule hints") {
   Graph g;
   g.name = "sym";

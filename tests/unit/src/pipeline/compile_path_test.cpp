@@ -6,6 +6,8 @@
 
 #include "src/pipeline/compile_graph.h"
 
+#include "tests/unit/src/pipeline/hint_json.h"
+
 #include <doctest/doctest.h>
 
 #include <array>
@@ -52,7 +54,7 @@ Graph diamond(nlohmann::json tree = nullptr) {
   g.add_node(node("Add", {"a", "b"}, "c", "c"));
   g.add_node(node("Neg", {"c"}, "d", "d"));
   g.add_output("d");
-  g.schedule.tree = std::move(tree);
+  g.schedule.tree = test::tree_hint(tree);
   g.finalize();
   return g;
 }
@@ -175,6 +177,29 @@ TEST_CASE("schedule_graph: views get no kernel and are aliases") {
   CHECK(s.plan.aliases[0].tensor == "f");
 }
 
+TEST_CASE("the driver's stages: one table, run in order; schedule_graph stops before codegen") {
+  std::vector<std::string> names;
+  for (const PassLine &l : pass_lines(graph_stages())) names.push_back(l.name);
+  CHECK(names == std::vector<std::string>{"prepare", "plan_clusters", "compile_clusters", "split_clusters", "codegen"});
+  Graph g = diamond();  // elementwise: one cluster
+  CompileOptions o;
+  GraphCompileState s{g, o, {}, {}, {}, {}};
+  for (const PassRow<GraphCompileState> &row : graph_stages()) {
+    INFO(row.name);
+    if (std::string(row.name) == "codegen") {
+      CHECK(row.enabled(s));  // executable by default
+      CHECK(s.functions.empty());
+    }
+    if (row.enabled(s)) row.run(s);
+  }
+  CHECK(s.scheduled.clusters.size() == 1);
+  CHECK(s.functions.size() == 1);
+  CHECK(s.keep_alive);
+  ScheduledGraph scheduled = schedule_graph(g, o);
+  CHECK(scheduled.clusters.size() == 1);
+  CHECK(scheduled.clusters[0].kernel.name == s.scheduled.clusters[0].kernel.name);
+}
+
 TEST_CASE("compile_graph: executable = false builds no code, true builds the kernels") {
   Graph g = diamond();
   CompileOptions co;
@@ -293,8 +318,8 @@ Graph depthwise_project_group(nlohmann::json tree = nullptr) {
   g.add_node(node("Relu", {"d"}, "r", "relu"));
   g.add_node(node("Conv", {"r", "w_p"}, "y", "proj"));
   g.add_output("y");
-  g.schedule.fuse = nlohmann::json::array({{"dw", "relu", "proj"}});
-  g.schedule.tree = std::move(tree);
+  g.schedule.fuse = test::fuse_hint(nlohmann::json::array({{"dw", "relu", "proj"}}));
+  g.schedule.tree = test::tree_hint(tree);
   g.finalize();
   return g;
 }
@@ -459,12 +484,12 @@ TEST_CASE("prepare_graph: explicit `fuse` groups keep the simplification passes 
   g.add_node(node("Add", {"r", "x0"}, "y", "add"));
   g.add_input("x0", {DType::F32, {1, 5, 6, 7}}, "uniform(-1,1)");
   g.add_output("y");
-  g.schedule.fuse = nlohmann::json::parse(R"([["conv", "bn", "relu"]])");
+  g.schedule.fuse = test::fuse_hint(nlohmann::json::parse(R"([["conv", "bn", "relu"]])"));
   g.finalize();
   PreparedGraph p = prepare_graph(g);
   REQUIRE_MESSAGE(p.simplified, p.skipped);
   CHECK(p.summary.passes.size() > 0);
-  CHECK(p.graph.schedule.fuse == nlohmann::json::parse(R"([["conv", "bn", "relu"]])"));
+  CHECK(p.graph.schedule.fuse == test::fuse_hint(nlohmann::json::parse(R"([["conv", "bn", "relu"]])")));
   bool bn_is_scale_shift = false;
   for (NodeId v : p.graph.order())
     if (p.graph.node(v).name == "bn") bn_is_scale_shift = p.graph.node(v).op == "Compute";
@@ -480,7 +505,7 @@ TEST_CASE("prepare_graph: explicit `fuse` groups keep the simplification passes 
   // Groups refused on the graph as written: not simplified, and the error
   // names the original nodes (plan_clusters on the original graph).
   Graph bad = diamond();
-  bad.schedule.fuse = nlohmann::json::parse(R"([["a", "c"]])");
+  bad.schedule.fuse = test::fuse_hint(nlohmann::json::parse(R"([["a", "c"]])"));
   CHECK(prepare_graph(bad).skipped == "the explicit `fuse` groups are refused");
   CHECK_THROWS_WITH_AS(compile_graph(bad, CompileOptions{}), doctest::Contains("fuse group 0 [a, c]"), UserError);
 }

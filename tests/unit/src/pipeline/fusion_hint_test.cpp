@@ -1,6 +1,8 @@
 // The `fuse` hint: "none", explicit groups honoured, and bad or illegal groups refused with the hint's pointer.
 #include "src/pipeline/compile_graph.h"
 
+#include "tests/unit/src/pipeline/hint_json.h"
+
 #include <doctest/doctest.h>
 
 using namespace atl;
@@ -27,7 +29,7 @@ Graph diamond(nlohmann::json fuse) {
   g.add_node(node("Add", {"a", "b"}, "c", "c"));
   g.add_node(node("Neg", {"c"}, "d", "d"));
   g.add_output("d");
-  g.schedule.fuse = std::move(fuse);
+  g.schedule.fuse = test::fuse_hint(fuse);
   g.finalize();
   return g;
 }
@@ -95,7 +97,7 @@ TEST_CASE("fuse hint: groups that depend on each other are refused") {
   g.add_node(node("Abs", {"t2"}, "y2", "a2"));
   g.add_output("y1");
   g.add_output("y2");
-  g.schedule.fuse = nlohmann::json::parse(R"([["a1", "a2"], ["b1", "b2"]])");
+  g.schedule.fuse = test::fuse_hint(nlohmann::json::parse(R"([["a1", "a2"], ["b1", "b2"]])"));
   g.finalize();
   CHECK_THROWS_WITH_AS(plan_clusters(g), doctest::Contains("the fuse groups cannot run in any order: the groups {a1, a2} and {b1, b2} depend on each other"),
                        UserError);

@@ -7,6 +7,8 @@
 #include "src/pipeline/compile_graph.h"
 #include "src/runtime/init_data.h"
 
+#include "tests/unit/src/pipeline/hint_json.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -101,7 +103,7 @@ Graph random_graph(std::mt19937 &rng, int index) {
 
 /// Plans and schedules `g` with the fuse groups; kernels renamed to be unique.
 Variant make_variant(std::string label, Graph g, nlohmann::json groups, int index) {
-  g.schedule.fuse = std::move(groups);
+  g.schedule.fuse = test::fuse_hint(groups);
   Variant v{std::move(label), g, plan_clusters(g), {}};
   for (const auto &c : v.plan.fusion.clusters) {
     v.clusters.push_back(poly::compile_cluster(v.graph, c, poly::PolyOptions{}));

@@ -50,7 +50,7 @@ TEST_CASE("fusion: every sample verifies fused and unfused, with fewer kernels f
   std::size_t fused_total = 0, unfused_total = 0;
   for (auto &[label, g] : samples()) {
     Graph none = g;
-    none.schedule.fuse = "none";
+    none.schedule.fuse.mode = FuseHint::Mode::None;
     std::size_t fused = compile_and_verify(g, label + " (fused)");
     std::size_t unfused = compile_and_verify(none, label + " (fuse none)");
     CHECK_MESSAGE(fused <= unfused, label);
