@@ -68,9 +68,8 @@ const PassTable<SimplifyState> &simplify_passes();
 /// Text of a summary: one line per pass with its counts, then the totals.
 void print_simplify_summary(std::ostream &os, const SimplifySummary &summary);
 
-/// Runs the enabled passes in the order fold_constants, fold_pad, fold_batchnorm,
-/// block_conv_layout, band_depthwise_chain, batchnorm_scale_shift, pack_gemm_weights, cancel_transposes, eliminate_common_subexpr, eliminate_dead_nodes, again
-/// and again until a round changes nothing (or max_rounds).
+/// Runs the enabled rows of simplify_passes(), in table order, again and
+/// again until a round changes nothing (or max_rounds).
 ///
 ///   before:  t = Transpose(x); u = Transpose(t); a = Relu(u); b = Relu(u); y = Add(a, b)
 ///   after:   a = Relu(x); y = Add(a, a)

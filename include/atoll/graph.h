@@ -59,8 +59,8 @@ struct ParamRange {
 };
 
 /// The value of a node attribute, as in the batch format: an integer, a
-/// number, a string, or a list of integers, numbers or strings (operators.md
-/// says which attribute takes which).
+/// number, a string, or a list of integers, numbers or strings (the batch
+/// format's list of operators, docs/batch-format.md, says which takes which).
 class Attr {
 public:
   using Value = std::variant<std::int64_t, double, std::string, std::vector<std::int64_t>, std::vector<double>,
@@ -114,7 +114,8 @@ public:
   /// A weight with its values (row-major, as doubles): a compile-time
   /// constant that a module owns.
   void add_weight_data(const std::string &name, TensorType type, std::vector<double> data);
-  /// An operator application (operators.md); `name` defaults to "n<position>".
+  /// An operator application (docs/batch-format.md, "Operators"); `name`
+  /// defaults to "n<position>".
   void add_node(const std::string &op, std::vector<std::string> inputs, std::vector<std::string> outputs,
                 const std::map<std::string, Attr> &attrs = {}, const std::string &name = {});
   void add_output(const std::string &name);

@@ -36,7 +36,8 @@ struct ModuleOptions {
   int threads = 0;
   /// A value for every symbolic dimension of the graph (required when it has
   /// any; a name the graph does not declare is an error). The module's
-  /// shapes and code are at these values.
+  /// tensors have the shapes of these values; its kernels, compiled for
+  /// the symbolic graph, are called with them.
   std::map<std::string, std::int64_t> params;
   /// "isl", "pluto" or "feautrier": overrides the graph's scheduler hint.
   /// Empty: the graph's hint (or the default).
@@ -125,8 +126,9 @@ public:
   /// buffer was written. Rounding is round-to-nearest during the call.
   void run(const std::map<std::string, const void *> &inputs, const std::map<std::string, void *> &outputs) const;
   /// The same with every input and output in one list, in any order, each
-  /// exactly once (a repeated name is a UserError). Besides the arena,
-  /// this call allocates nothing.
+  /// exactly once (a repeated name is a UserError). The call allocates one
+  /// block (the arena, the tensors of a weight phase that runs in every
+  /// call) and, for more than 32 inputs and outputs, its pointer table.
   void run(const Binding *buffers, std::size_t count) const;
   void run(const std::vector<Binding> &buffers) const { run(buffers.data(), buffers.size()); }
 

@@ -9,7 +9,7 @@
 #include "polyhedral/pipeline/pass.h"
 #include "polyhedral/pipeline/poly_options.h"
 #include "polyhedral/scop/scop.h"
-#include "polyhedral/transforms/schedule/tile_for_cpu.h"
+#include "polyhedral/transforms/schedule/gemm_tiling.h"
 
 #include "graph/ir/graph.h"
 
@@ -46,7 +46,7 @@ struct ClusterState {
   std::vector<std::string> fallbacks;  ///< the scheduler's fallbacks (report.json)
   /// The GEMM-shaped tiling of the main statement (tile_for_cpu), which
   /// pack_tiles reads: its register tile and cache tile sizes.
-  std::optional<CpuTileResult> gemm_tiles;
+  std::optional<GemmTiling> gemm_tiles;
   /// The tree with packing's extension nodes (copy statements) and the
   /// copies, for build_ast: a tree with extension nodes does not read back
   /// as a given tree, so `schedule` stays the tree without them.
@@ -62,7 +62,7 @@ struct ClusterState {
   /// as a whole is not copied: isl objects that are still null cannot be.)
   struct ScheduleLevel {
     isl::schedule schedule;
-    std::optional<CpuTileResult> gemm_tiles;
+    std::optional<GemmTiling> gemm_tiles;
     std::optional<isl::schedule> packed;
     std::vector<PackedRead> packs;
   };

@@ -132,7 +132,7 @@ const Pass tile_for_cpu = {
       if (t.companions > 0) out.stats["statements_in_tiles"] = t.companions;
       out.stats["register_tiles"] = 1;
       out.stats["register_tile_elements"] = t.mr * t.nr;
-      s.gemm_tiles = std::move(t);
+      s.gemm_tiles = gemm_tiling(t);
       return out;
     },
     true, "epilogue_placements_rejected", "tilings_rejected"};

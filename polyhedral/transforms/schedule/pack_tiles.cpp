@@ -56,11 +56,11 @@ struct Choice {
 
 }  // namespace
 
-PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const CpuTileResult &tiled,
+PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const GemmTiling &tiled,
                       const PackOptions &o) {
   PackResult res;
   res.schedule = schedule;
-  const ScopStatement *s = tiled.applied ? scop.statement(tiled.statement) : nullptr;
+  const ScopStatement *s = tiled.statement.empty() ? nullptr : scop.statement(tiled.statement);
   if (!s) return res.reason = "no tiled statement", res;
   isl::union_set mine(s->domain);
   auto filter = filter_of(schedule.root(), mine, scop.domain());

@@ -28,7 +28,7 @@
 #include "polyhedral/ast/build_ast.h"
 #include "polyhedral/scop/scop.h"
 #include "polyhedral/target/cpu_target.h"
-#include "polyhedral/transforms/schedule/tile_for_cpu.h"
+#include "polyhedral/transforms/schedule/gemm_tiling.h"
 
 #include <isl/cpp.h>
 
@@ -70,13 +70,13 @@ struct PackResult {
   std::string reason;                  ///< why nothing was packed
 };
 
-/// Packs the operands of `tiled.statement` (the result of tile_for_cpu on
-/// `schedule`) that the cost model chooses: an input array (not written in
+/// Packs the operands of `tiled.statement` (what a GEMM tiling of
+/// `schedule` recorded; none when it is empty) that the cost model chooses: an input array (not written in
 /// the SCoP), a constant fixed-size footprint per cache tile of at most
 /// max_bytes, reused at least min_reuse times per element (min_column_reuse
 /// for the vector operand in panels), strided rows; and
 /// a cache-tile loop that can carry the parallelism above the buffer.
-PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const CpuTileResult &tiled,
+PackResult pack_tiles(const Scop &scop, const isl::schedule &schedule, const GemmTiling &tiled,
                       const PackOptions &options);
 
 }  // namespace atl::poly

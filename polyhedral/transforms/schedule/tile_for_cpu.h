@@ -31,6 +31,7 @@
 #pragma once
 
 #include "polyhedral/scop/scop.h"
+#include "polyhedral/transforms/schedule/gemm_tiling.h"
 #include "polyhedral/target/cpu_target.h"
 
 #include <isl/cpp.h>
@@ -81,5 +82,11 @@ struct CpuTileResult {
 /// caller checks legality of the result. Leaves schedules without such a
 /// statement unchanged (applied = false, with a reason).
 CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, const CpuTileOptions &options);
+
+/// What the tiling leaves for the passes after it (an empty statement when
+/// it did not apply).
+inline GemmTiling gemm_tiling(const CpuTileResult &t) {
+  return {t.applied ? t.statement : std::string(), t.cache_sizes, t.mr, t.nr, t.nu};
+}
 
 }  // namespace atl::poly

@@ -56,7 +56,7 @@ poly::ClusterResult packed_cluster(const Graph &g, const poly::PolyOptions &po, 
   packed = 0;
   if (!t.applied || !s.legal(t.schedule)) return c;
   pk.target = po.target;
-  poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, pk);
+  poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, poly::gemm_tiling(t), pk);
   poly::AstOptions ao;
   ao.packs = p.packs;
   poly::LKernel k = poly::build_ast(s.scop, s.deps, p.schedule, ao);
@@ -99,7 +99,7 @@ TEST_CASE("pack_tiles: the B panel of a tiled MatMul is copied by an extension n
   REQUIRE(t.applied);
   poly::PackOptions po = forced(false, false);
   po.target = to.target;
-  poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+  poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, poly::gemm_tiling(t), po);
   REQUIRE(p.packs.size() == 1);
   CHECK(p.packs[0].array == "x1");
   CHECK(p.packs[0].buffer == "x1_pack");
@@ -156,7 +156,7 @@ TEST_CASE("pack_tiles: the B panel in micro-panel order ([n / NR][k][NR]) is rea
   REQUIRE(t.nr == 64);
   poly::PackOptions po = forced(false);
   po.target = to.target;
-  poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+  poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, poly::gemm_tiling(t), po);
   REQUIRE(p.packs.size() == 1);
   CHECK(p.packs[0].panel == 64);
   CHECK(p.packs[0].shape == std::vector<long>{2, 8, 64});  // 128 columns = 2 panels of 8 x 64
@@ -188,7 +188,7 @@ TEST_CASE("pack_tiles: the cost model packs power-of-two strided panels that are
     polytest::Scheduled s(matmul(256, 512, 1024));
     poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
     REQUIRE(t.applied);
-    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, poly::gemm_tiling(t), po);
     REQUIRE(p.packs.size() == 1);
     CHECK(p.packs[0].array == "x1");
     CHECK(p.packed_bytes <= po.max_bytes);
@@ -197,26 +197,26 @@ TEST_CASE("pack_tiles: the cost model packs power-of-two strided panels that are
     polytest::Scheduled s(matmul(2048, 2048, 2048));
     poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
     REQUIRE(t.applied);
-    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, poly::gemm_tiling(t), po);
     REQUIRE(p.packs.size() == 1);
     CHECK(p.packs[0].panel == 64);
     CHECK(p.packed_bytes <= to.target.l2_bytes * 3 / 4);
     po.target.l2_bytes = p.packed_bytes - 1;  // an L2 smaller than the panel: not packed
-    CHECK(poly::pack_tiles(s.scop, t.schedule, t, po).packs.empty());
+    CHECK(poly::pack_tiles(s.scop, t.schedule, poly::gemm_tiling(t), po).packs.empty());
     po.target = avx512();
   }
   {  // 1000-float rows: no set conflicts, not packed.
     polytest::Scheduled s(matmul(200, 300, 1000));
     poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
     REQUIRE(t.applied);
-    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, poly::gemm_tiling(t), po);
     CHECK(p.packs.empty());
     CHECK(p.reason.find("no set conflicts") != std::string::npos);
   }
   {  // 256-byte rows: no set conflicts.
     polytest::Scheduled s(matmul(20, 30, 64));
     poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
-    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, poly::gemm_tiling(t), po);
     CHECK(p.packs.empty());
     CHECK(p.reason.find("no set conflicts") != std::string::npos);
   }
@@ -224,24 +224,24 @@ TEST_CASE("pack_tiles: the cost model packs power-of-two strided panels that are
     polytest::Scheduled s(matmul(64, 768, 768));
     poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
     REQUIRE(t.applied);
-    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, poly::gemm_tiling(t), po);
     CHECK_MESSAGE(p.packs.size() == 1, p.reason);
   }
   {  // 16 rows: each element of B serves 16 multiply-adds, read in place.
     polytest::Scheduled s(matmul(16, 768, 768));
     poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
     REQUIRE(t.applied);
-    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, poly::gemm_tiling(t), po);
     CHECK(p.packs.empty());
     CHECK_MESSAGE(p.reason.find("reuse 16 (few rows)") != std::string::npos, p.reason);
     poly::PackOptions more = po;
     more.min_column_reuse = 16;
-    CHECK(poly::pack_tiles(s.scop, t.schedule, t, more).packs.size() == 1);
+    CHECK(poly::pack_tiles(s.scop, t.schedule, poly::gemm_tiling(t), more).packs.size() == 1);
   }
   {  // Four rows of A: each element of B used 4 times, not worth a copy.
     polytest::Scheduled s(matmul(4, 512, 1024));
     poly::CpuTileResult t = poly::tile_for_cpu(s.scop, s.schedule, to);
-    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, t, po);
+    poly::PackResult p = poly::pack_tiles(s.scop, t.schedule, poly::gemm_tiling(t), po);
     CHECK(p.packs.empty());
     CHECK_MESSAGE(p.reason.find("reuse 4 (few rows)") != std::string::npos, p.reason);
   }
