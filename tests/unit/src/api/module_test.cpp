@@ -386,3 +386,75 @@ TEST_CASE("module: write() writes the code as atoll compile does") {
 }
 
 }  // TEST_SUITE
+
+TEST_CASE("graph builder: errors name the place, and a finalized graph is read-only") {
+  // A graph object with an unknown operator: located relative to the object.
+  std::string e = error_of([] {
+    GraphBuilder::from_json(R"J({"name": "g", "inputs": [{"name": "x", "shape": [4]}], "outputs": ["y"],
+      "nodes": [{"op": "Relu", "inputs": ["x"], "outputs": ["a"]}, {"op": "NoSuchOp", "inputs": ["a"], "outputs": ["y"]}]})J");
+  });
+  CHECK_MESSAGE(has(e, "/nodes/1"), e);
+  CHECK_MESSAGE(!has(e, "/graphs/0"), e);
+  e = error_of([] { GraphBuilder::from_json("{\"name\": \"g\", "); });  // truncated JSON: line and column
+  CHECK_MESSAGE(has(e, "line 1"), e);
+  e = error_of([] { GraphBuilder::from_json("[1, 2]"); });
+  CHECK_MESSAGE(has(e, "graph object"), e);
+
+  GraphBuilder g("ro");
+  g.add_input("x", {DType::F32, {4}});
+  CHECK(has(error_of([&] { g.add_input("x", {DType::F32, {4}}); }), "duplicate tensor name 'x'"));
+  CHECK(has(error_of([&] { g.add_param("N", 1, 4); g.add_param("N", 1, 8); }), "duplicate parameter 'N'"));
+  CHECK(has(error_of([&] { g.text(); }), "not finalized"));
+  g.add_node("Relu", {"x"}, {"y"});
+  g.add_output("y");
+  g.finalize();
+  CHECK(g.finalized());
+  CHECK(g.tensor_type("y").str() == "f32[4]");
+  CHECK(has(error_of([&] { g.tensor_type("nope"); }), "unknown tensor 'nope'"));
+  CHECK(has(error_of([&] { g.add_output("x"); }), "finalized"));
+  CHECK(has(error_of([&] { g.flops(); }), "no value given for parameter 'N'"));
+  CHECK(g.flops({{"N", 2}}) > 0);
+  CHECK(has(g.dot(), "Relu"));
+
+  // An operator the graph cannot use fails at finalize, naming the node.
+  GraphBuilder bad("bad");
+  bad.add_input("x", {DType::F32, {4, 3}});
+  bad.add_input("w", {DType::F32, {5, 2}});
+  bad.add_node("MatMul", {"x", "w"}, {"y"}, {}, "mm");
+  bad.add_output("y");
+  e = error_of([&] { bad.finalize(); });
+  CHECK_MESSAGE(has(e, "mm"), e);
+  CHECK(!bad.finalized());
+
+  // Copies are independent; a moved-from builder refuses every call.
+  GraphBuilder copy = g;
+  GraphBuilder moved = std::move(g);
+  CHECK(copy.text() == moved.text());
+  CHECK(has(error_of([&] { g.finalize(); }), "moved from"));  // NOLINT: use after move on purpose
+}
+
+TEST_CASE("driver: run_graphs on builders, and its refusals") {
+  GraphBuilder g("axpy");
+  g.add_input("x", {DType::F32, {16}});
+  g.add_input("y", {DType::F32, {16}});
+  g.add_node("Compute", {"x", "y"}, {"z"}, {{"expr", "z(i) = 3 * x(i) + y(i)"}});
+  g.add_output("z");
+  PipelineOptions o;
+  o.verify = true;
+  CHECK(has(error_of([&] { run_graphs("b", {g}, o); }), "not finalized"));
+  g.finalize();
+  BatchResult r = run_graphs("b", {g}, o);
+  REQUIRE(r.graphs.size() == 1);
+  CHECK(r.graphs[0].ok);
+  CHECK(r.graphs[0].verify->passed);
+  CHECK(r.exit_status() == 0);
+  CHECK(has(r.report_json, "\"passes\""));
+  CHECK(has(error_of([&] { run_graphs("b", {g, g}, o); }), "duplicate graph name 'axpy'"));
+  o.params = {{"N", 4}};
+  CHECK(has(error_of([&] { run_graphs("b", {g}, o); }), "no graph of the batch declares a parameter 'N'"));
+  // A batch that does not read is the result's error, not an exception.
+  BatchResult unread = run_batch("{not json", PipelineOptions{});
+  CHECK(unread.error);
+  CHECK(unread.exit_status() == 1);
+  CHECK(has(unread.report_json, "\"error\""));
+}
