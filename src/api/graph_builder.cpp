@@ -78,8 +78,12 @@ GraphBuilder::~GraphBuilder() = default;
 namespace {
 
 /// A moved-from builder has no graph; every call on it is a UserError.
-GraphBuilder::Impl &editable(std::unique_ptr<GraphBuilder::Impl> &impl, const char *what) {
+void check_held(const std::unique_ptr<GraphBuilder::Impl> &impl, const char *what) {
   if (!impl) throw UserError(std::string("GraphBuilder::") + what + ": the builder was moved from");
+}
+
+GraphBuilder::Impl &editable(std::unique_ptr<GraphBuilder::Impl> &impl, const char *what) {
+  check_held(impl, what);
   if (impl->finalized)
     throw UserError(std::string("GraphBuilder::") + what + ": graph '" + impl->graph.name +
                     "' is finalized; build another graph to change it");
@@ -87,7 +91,7 @@ GraphBuilder::Impl &editable(std::unique_ptr<GraphBuilder::Impl> &impl, const ch
 }
 
 const GraphBuilder::Impl &checked(const std::unique_ptr<GraphBuilder::Impl> &impl, const char *what) {
-  if (!impl) throw UserError(std::string("GraphBuilder::") + what + ": the builder was moved from");
+  check_held(impl, what);
   if (!impl->finalized)
     throw UserError(std::string("GraphBuilder::") + what + ": graph '" + impl->graph.name +
                     "' is not finalized (call finalize() first)");
@@ -137,7 +141,7 @@ void GraphBuilder::finalize() {
 bool GraphBuilder::finalized() const { return impl_ && impl_->finalized; }
 
 const std::string &GraphBuilder::name() const {
-  if (!impl_) throw UserError("GraphBuilder::name: the builder was moved from");
+  check_held(impl_, "name");
   return impl_->graph.name;
 }
 

@@ -37,12 +37,7 @@ void check_params_declared(const Batch &batch, const std::map<std::string, std::
   }
 }
 
-std::string resolved_out_dir(const std::string &batch_name, const PipelineOptions &o) {
-  if (!o.out_dir.empty()) return o.out_dir;
-  return "atoll-out/" + (batch_name.empty() ? std::string("batch") : batch_name);
-}
-
-BatchResult to_public(const BatchRun &run, const PipelineOptions &o) {
+BatchResult to_public(const BatchRun &run, PipelineOptions::Mode mode) {
   BatchResult r;
   r.batch = run.batch;
   r.target = run.target;
@@ -52,9 +47,9 @@ BatchResult to_public(const BatchRun &run, const PipelineOptions &o) {
   r.stats = run.stats;
   for (const GraphRun &g : run.graphs) r.graphs.push_back(g);
   r.report_json = json_text(report_json(run));
-  if (o.mode == PipelineOptions::Mode::Compile && !run.error) {
+  if (mode == PipelineOptions::Mode::Compile && !run.error) {
     r.manifest_json = json_text(manifest_json(run));
-    r.out_dir = resolved_out_dir(run.batch, o);
+    r.out_dir = run.out_dir;
   }
   return r;
 }
@@ -62,40 +57,27 @@ BatchResult to_public(const BatchRun &run, const PipelineOptions &o) {
 /// Runs a read batch; a UserError that stops the whole batch becomes its error.
 BatchResult run_read_batch(const Batch &batch, const PipelineOptions &options) {
   check_params_declared(batch, options.params);
-  PipelineOptions o = options;
-  o.out_dir = resolved_out_dir(batch.name, options);
   BatchRun run;
   try {
-    run = run_pipeline(batch, o);
+    run = run_pipeline(batch, options);
   } catch (const OptionError &) {
     throw;
   } catch (const UserError &e) {
-    run = BatchRun{};
-    run.batch = batch.name;
-    run.target = o.target;
+    run = start_run(batch.name, options);
     run.error = e.what();
   }
-  return to_public(run, o);
+  return to_public(run, options.mode);
 }
 
-BatchResult unreadable(const std::string &why, const PipelineOptions &o) {
-  BatchRun run;
-  run.target = o.target;
+BatchResult unreadable(const std::string &why, const PipelineOptions &options) {
+  BatchRun run = start_run("", options);
   run.error = why;
-  run.verify = o.verify;
-  run.bench = o.bench;
-  run.stats = o.stats;
-  return to_public(run, o);
+  return to_public(run, options.mode);
 }
 
 }  // namespace
 
-int BatchResult::exit_status() const {
-  if (error) return 1;
-  for (const GraphResult &g : graphs)
-    if (!g.ok || (g.verify && !g.verify->passed)) return 1;
-  return 0;
-}
+int BatchResult::exit_status() const { return exit_status_of(error, graphs); }
 
 BatchResult run_batch(std::string_view json_text, const PipelineOptions &options) {
   check_target(options.target);

@@ -93,8 +93,10 @@ bool target_has_level(const std::string &target, poly::Level level) {
 /// name first, then its level and what it does.
 void list_stages_to(std::ostream &os, const std::string &target) {
   check_target(target);
-  auto line = [&os](const std::string &name, const std::string &level, const std::string &what) {
-    os << std::left << std::setw(24) << name << std::setw(10) << level << what << "\n";
+  // A stage: name, level, what it does. A note ("#   " first) has room for
+  // the graph passes' longer names.
+  auto line = [&os](const std::string &name, const std::string &level, const std::string &what, bool note = false) {
+    os << (note ? "#   " : "") << std::left << std::setw(note ? 31 : 24) << name << std::setw(10) << level << what << "\n";
   };
   line("graph", "graph", "the graph as given, then as simplified (graph/passes)");
   line("clusters", "graph", "the operators fused into clusters, one kernel each (graph/fusion)");
@@ -121,13 +123,9 @@ void list_stages_to(std::ostream &os, const std::string &target) {
   // by the stages graph and clusters, so they are listed as notes.
   os << "# the driver's stages (src/pipeline), in order:\n";
   for (const PassLine &l : pass_lines(graph_stages()))
-    if (l.name != "codegen" || !cut) {
-      os << "#   " << std::left << std::setw(31) << l.name << std::setw(10) << l.level << l.description << "\n";
-    }
+    if (l.name != "codegen" || !cut) line(l.name, l.level, l.description, true);
   os << "# the graph passes that prepare runs to a fixed point (graph/passes; --stage graph shows the result):\n";
-  for (const PassLine &l : pass_lines(simplify_passes())) {
-    os << "#   " << std::left << std::setw(31) << l.name << std::setw(10) << l.level << l.description << "\n";
-  }
+  for (const PassLine &l : pass_lines(simplify_passes())) line(l.name, l.level, l.description, true);
 }
 
 /// The IR after passes of the CPU pipeline, per cluster: `--stage PASS`

@@ -34,6 +34,7 @@ struct GraphRun : GraphResult {
 struct BatchRun {
   std::string batch;
   std::string target;
+  std::string out_dir;  ///< compile: where the code went (PipelineOptions::out_dir resolved)
   std::optional<std::string> error;  ///< the batch as a whole could not be read
   std::vector<GraphRun> graphs;
   /// What was asked for (--verify, --bench, --stats): a graph that failed
@@ -42,6 +43,19 @@ struct BatchRun {
   /// 0 when every graph compiled (and verified), else 1.
   int exit_status() const;
 };
+
+/// A result with no graph yet: the batch's name and what `options` ask for,
+/// compile's directory resolved (atoll-out/BATCH unless options name one).
+BatchRun start_run(const std::string &batch_name, const PipelineOptions &options);
+
+/// 0 when there is no batch error and every graph compiled (and verified), else 1.
+template <class GraphResults>
+int exit_status_of(const std::optional<std::string> &error, const GraphResults &graphs) {
+  if (error) return 1;
+  for (const auto &g : graphs)
+    if (!g.ok || (g.verify && !g.verify->passed)) return 1;
+  return 0;
+}
 
 /// Runs every graph of a batch; one failing graph does not stop the others.
 BatchRun run_pipeline(const Batch &batch, const PipelineOptions &options);

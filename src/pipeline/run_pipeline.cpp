@@ -546,24 +546,26 @@ void check_target(const std::string &target) {
   throw UserError("unknown target '" + target + "' (expected cpu, cpu-c, cuda[:sm_XX], npu[:PROFILE_OR_FILE.json])");
 }
 
-int BatchRun::exit_status() const {
-  if (error) return 1;
-  for (const GraphRun &g : graphs)
-    if (!g.ok || (g.verify && !g.verify->passed)) return 1;
-  return 0;
+int BatchRun::exit_status() const { return exit_status_of(error, graphs); }
+
+BatchRun start_run(const std::string &batch_name, const PipelineOptions &options) {
+  BatchRun run;
+  run.batch = batch_name;
+  run.target = options.target;
+  run.out_dir = !options.out_dir.empty() ? options.out_dir
+                                         : "atoll-out/" + (batch_name.empty() ? std::string("batch") : batch_name);
+  run.verify = options.verify;
+  run.bench = options.bench;
+  run.stats = options.stats;
+  return run;
 }
 
 BatchRun run_pipeline(const Batch &batch, const PipelineOptions &options) {
-  // compile writes into out_dir: atoll-out/BATCH unless the caller names one.
+  BatchRun result = start_run(batch.name, options);
+  // compile writes into the resolved directory.
   PipelineOptions o = options;
-  if (o.out_dir.empty()) o.out_dir = "atoll-out/" + (batch.name.empty() ? std::string("batch") : batch.name);
+  o.out_dir = result.out_dir;
   cpu::set_cpu_threads(o.threads);
-  BatchRun result;
-  result.batch = batch.name;
-  result.target = o.target;
-  result.verify = o.verify;
-  result.bench = o.bench;
-  result.stats = o.stats;
   const std::size_t n = batch.graphs.size();
   result.graphs.resize(n);
   std::vector<std::optional<CompiledGraph>> compiled(n);

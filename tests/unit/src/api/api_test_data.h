@@ -1,9 +1,12 @@
-// Test data for the public API tests: reproducible values in [-1, 1] and a
-// relative comparison of float buffers.
+// Helpers of the public API tests: reproducible values in [-1, 1], a
+// relative comparison of float buffers, and the message of a UserError.
 #pragma once
+
+#include <atoll/diagnostics.h>
 
 #include <cmath>
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace atl::api_test {
@@ -23,5 +26,18 @@ inline bool close(const std::vector<float> &a, const std::vector<float> &b) {
     if (std::fabs(a[i] - b[i]) > 1e-5f * (1.0f + std::fabs(b[i]))) return false;
   return true;
 }
+
+/// The message of the UserError `body` throws ("" when it throws none).
+template <class Body>
+std::string error_of(Body &&body) {
+  try {
+    body();
+  } catch (const UserError &e) {
+    return e.what();
+  }
+  return "";
+}
+
+inline bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
 
 }  // namespace atl::api_test

@@ -55,18 +55,8 @@ std::vector<float> reference(const std::vector<float> &x, const std::vector<floa
 using api_test::close;
 using api_test::filled;
 
-/// The message of the UserError `body` throws ("" when it throws none).
-template <class Body>
-std::string error_of(Body &&body) {
-  try {
-    body();
-  } catch (const UserError &e) {
-    return e.what();
-  }
-  return "";
-}
-
-bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+using api_test::error_of;
+using api_test::has;
 
 
 Graph one_graph(const std::string &graph_json) {

@@ -173,18 +173,8 @@ bool matvec_matches(const ScopKernel &kernel, int n, unsigned seed) {
   return close(y, want);
 }
 
-/// The message of the UserError `body` throws ("" when it throws none).
-template <class Body>
-std::string error_of(Body &&body) {
-  try {
-    body();
-  } catch (const UserError &e) {
-    return e.what();
-  }
-  return "";
-}
-
-bool has(const std::string &text, const std::string &part) { return text.find(part) != std::string::npos; }
+using api_test::error_of;
+using api_test::has;
 
 }  // namespace
 
