@@ -5,7 +5,8 @@ set -euo pipefail
 packages=(build-essential cmake ccache pkg-config
           libisl-dev libppl-dev libgmp-dev
           llvm-19-dev llvm-19-tools libzstd-dev libxml2-dev libz3-dev zlib1g-dev
-          libboost-graph-dev nlohmann-json3-dev doctest-dev)
+          libboost-graph-dev nlohmann-json3-dev doctest-dev
+          clang-19)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,7 @@
 // The atoll command line: compile, run, explain (shared/spec/cli.md).
 
 #include <atoll/driver.h>
+#include <atoll/jscop.h>
 #include <atoll/version.h>
 
 #include <unistd.h>
@@ -33,6 +34,9 @@ const char *kUsage = R"(usage:
   atoll explain BATCH.json --graph NAME (--stage STAGE | --print-after PASSES) [--target T]
                            [--format text|dot]
   atoll explain --list-stages [--target T]
+  atoll jscop   IN_DIR -o OUT_DIR [--scheduler isl|pluto|feautrier|original]
+                           [--tile auto|none|SIZES] [--allow-skew] [--identity] [--report FILE] [--quiet]
+  atoll explain FILE.jscop [--scheduler S] [--tile auto|none|SIZES] [--allow-skew]
   atoll --help | --version
 
 --verify-definitions: no code for any target; the operators' Compute definitions are
@@ -45,6 +49,8 @@ targets: cpu (default), cpu-c, cuda[:sm_XX], npu[:PROFILE_OR_FILE.json]
 stages:  graph, clusters (text or --format dot), every pass of the target's pipeline
          (explain --list-stages), and the aliases scop, deps, schedule, ast (the IR
          each level ends with), llvm, c
+jscop:   Polly's JSCoP files (clang -mllvm -polly -mllvm -polly-export) rescheduled by
+         Atoll for -polly-import, one output file per input file (docs/jscop.md)
 PASSES:  pass names separated by commas, or all: the IR after each (run and compile
          print it on standard error; (unchanged) where the pass changed nothing)
 )";
@@ -65,8 +71,44 @@ struct Args {
   std::set<std::string> print_after;
   int threads = 0;
   std::map<std::string, std::int64_t> params;
-  std::string inputs, dump, scheduler;
+  std::string inputs, dump, scheduler, tile = "auto";
+  bool identity = false, allow_skew = false;
 };
+
+bool ends_with(const std::string &s, const std::string &suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+/// `atoll jscop IN -o OUT ...` and `atoll explain FILE.jscop ...`.
+Args parse_jscop_args(int argc, char **argv) {
+  Args a;
+  a.command = argv[1];
+  a.scheduler = "isl";
+  auto value = [&](int &i, const std::string &opt) -> std::string {
+    if (i + 1 >= argc) throw UsageError{"option " + opt + " needs a value"};
+    return argv[++i];
+  };
+  const bool build = a.command == "jscop";
+  for (int i = 2; i < argc; ++i) {
+    std::string s = argv[i];
+    if (s == "-o" && build) a.out_dir = value(i, s);
+    else if (s == "--scheduler") {
+      a.scheduler = value(i, s);
+      if (a.scheduler != "isl" && a.scheduler != "pluto" && a.scheduler != "feautrier" && a.scheduler != "original")
+        throw UsageError{"--scheduler is isl, pluto, feautrier or original"};
+    } else if (s == "--tile") a.tile = value(i, s);
+    else if (s == "--identity" && build) a.identity = true;
+    else if (s == "--allow-skew") a.allow_skew = true;
+    else if (s == "--report" && build) a.report = value(i, s);
+    else if (s == "--quiet" && build) a.quiet = true;
+    else if (!s.empty() && s[0] == '-') throw UsageError{"unknown option '" + s + "' for " + a.command + " of a JSCoP"};
+    else if (a.batch.empty()) a.batch = s;
+    else throw UsageError{"unexpected argument '" + s + "'"};
+  }
+  if (a.batch.empty()) throw UsageError{build ? "missing IN_DIR argument" : "missing FILE.jscop argument"};
+  if (build && a.out_dir.empty()) throw UsageError{"jscop needs -o OUT_DIR"};
+  return a;
+}
 
 Args parse_args(int argc, char **argv) {
   Args a;
@@ -80,6 +122,10 @@ Args parse_args(int argc, char **argv) {
     }
     return a;
   }
+  bool jscop_file = false;
+  for (int i = 2; i < argc; ++i) jscop_file |= ends_with(argv[i], ".jscop");
+  if (a.command == "jscop" || (a.command == "explain" && jscop_file))
+    return parse_jscop_args(argc, argv);
   if (a.command != "compile" && a.command != "run" && a.command != "explain")
     throw UsageError{"unknown command '" + a.command + "'"};
   auto value = [&](int &i, const std::string &opt) -> std::string {
@@ -259,6 +305,42 @@ int run_explain(const Args &a) {
   return 0;
 }
 
+JscopOptions jscop_options(const Args &a) {
+  JscopOptions o;
+  o.scheduler = a.scheduler;
+  o.tile = a.tile;
+  o.identity = a.identity;
+  o.allow_skew = a.allow_skew;
+  return o;
+}
+
+int run_jscop_command(const Args &a) {
+  JscopRunResult r = run_jscop(a.batch, a.out_dir, jscop_options(a));
+  if (!a.report.empty()) write_file_atomic(a.report, r.report_json);
+  int scheduled = 0, unchanged = 0, failed = 0;
+  for (const JscopFileResult &f : r.files) {
+    if (!f.ok) {
+      ++failed;
+      std::cerr << "error: " << f.file << ": " << f.error << "\n";
+      continue;
+    }
+    (f.changed ? scheduled : unchanged)++;
+    if (a.quiet) continue;
+    std::cout << f.file << ": " << (f.changed ? "scheduled (" + f.algorithm : "unchanged (" + f.reason) << ")";
+    for (const auto &sizes : f.tiles) {
+      if (std::all_of(sizes.begin(), sizes.end(), [](long v) { return v == 0; })) continue;  // reordered, untiled
+      std::cout << " tile";
+      for (std::size_t k = 0; k < sizes.size(); ++k) std::cout << (k ? "x" : " ") << sizes[k];
+    }
+    if (f.outer_parallel) std::cout << " parallel";
+    std::cout << "\n";
+  }
+  if (!a.quiet)
+    std::cout << r.files.size() << " files: " << scheduled << " scheduled, " << unchanged << " unchanged, " << failed
+              << " failed\n";
+  return r.exit_status();
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
@@ -274,6 +356,11 @@ int main(int argc, char **argv) {
     Args a = parse_args(argc, argv);
     if (a.list_stages) {
       std::cout << list_stages(a.target);
+      return 0;
+    }
+    if (a.command == "jscop") return run_jscop_command(a);
+    if (a.command == "explain" && ends_with(a.batch, ".jscop")) {
+      std::cout << explain_jscop_file(a.batch, jscop_options(a));
       return 0;
     }
     return a.command == "explain" ? run_explain(a) : run_build(a);

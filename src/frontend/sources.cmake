@@ -3,4 +3,5 @@ target_sources(atoll_lib PRIVATE
   frontend/json_text.cpp
   frontend/batch_reader.cpp
   frontend/schedule_hints.cpp
+  frontend/jscop_reader.cpp
 )

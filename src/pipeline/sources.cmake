@@ -14,4 +14,5 @@ target_sources(atoll_lib PRIVATE
   pipeline/weight_kernels.cpp
   pipeline/driver.cpp
   pipeline/explain.cpp
+  pipeline/jscop_driver.cpp
 )

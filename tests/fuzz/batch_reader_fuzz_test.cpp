@@ -5,24 +5,16 @@
 
 #include <doctest/doctest.h>
 
+#include "tests/fuzz/mutate.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 using namespace atl;
+using fuzz::Rng;
 
 namespace {
-
-struct Rng {
-  std::uint64_t s;
-  std::uint64_t next() {
-    s ^= s << 13;
-    s ^= s >> 7;
-    s ^= s << 17;
-    return s;
-  }
-  std::size_t below(std::size_t n) { return n ? static_cast<std::size_t>(next() % n) : 0; }
-};
 
 const char *kSeeds[] = {
     R"J({"atoll": 1, "name": "f", "graphs": [{"name": "g", "params": {"N": {"min": 1, "max": 3}},
@@ -40,26 +32,9 @@ const char *kSeeds[] = {
                 {"op": "Softmax", "inputs": ["C"], "outputs": ["D"], "attrs": {"axis": 1}}]}]})J",
 };
 
-const char *kTokens[] = {"{", "}", "[", "]", ",", ":", "\"", "0", "-1", "1e9", "99999999999999999999", "null",
-                         "true", "\"N\"", "\"x\"", "\"Add\"", "\"f16\"", "[]", "{}", "\\u0000", "(", "+=!", "i * i"};
-
-std::string mutate(std::string s, Rng &rng) {
-  int edits = 1 + static_cast<int>(rng.below(4));
-  for (int e = 0; e < edits && !s.empty(); ++e) {
-    std::size_t pos = rng.below(s.size());
-    switch (rng.below(4)) {
-    case 0: s.erase(pos, 1 + rng.below(8)); break;
-    case 1: s.insert(pos, kTokens[rng.below(sizeof(kTokens) / sizeof(kTokens[0]))]); break;
-    case 2: s[pos] = static_cast<char>(rng.below(95) + 32); break;
-    case 3: {
-      std::size_t from = rng.below(s.size()), len = rng.below(24);
-      s.insert(pos, s.substr(from, len));
-      break;
-    }
-    }
-  }
-  return s;
-}
+const std::vector<std::string> kTokens = {"{", "}", "[", "]", ",", ":", "\"", "0", "-1", "1e9", "99999999999999999999",
+                                          "null", "true", "\"N\"", "\"x\"", "\"Add\"", "\"f16\"", "[]", "{}", "\\u0000",
+                                          "(", "+=!", "i * i"};
 
 }  // namespace
 
@@ -68,7 +43,7 @@ TEST_CASE("fuzz: mutated batches give graphs or located errors") {
   Rng rng{0x5eed1234abcdull};
   int graphs = 0, errors = 0, verified = 0;
   for (int i = 0; i < 1500; ++i) {
-    std::string text = mutate(kSeeds[i % 2], rng);
+    std::string text = fuzz::mutate(kSeeds[i % 2], rng, kTokens);
     INFO("seed case " << i << ": " << text);
     try {
       Batch b = read_batch(text);
