@@ -65,6 +65,7 @@ struct JscopTiledBand {
   std::vector<long> sizes;       ///< one per member
   long footprint_bytes = 0;      ///< of one tile, as estimated
   int innermost = -1;            ///< the member put innermost among the point loops (-1: order kept)
+  std::vector<int> jammed;       ///< members unrolled by 4 and jammed inside the innermost loop
 };
 
 /// The result: one schedule per statement (input order), all with the same

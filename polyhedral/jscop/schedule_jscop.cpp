@@ -144,7 +144,7 @@ std::optional<long> tile_footprint(const Parsed &parsed, const isl::schedule_nod
 /// register), -2 for the same element of a write (a reduction: no vector
 /// code without reassociation), -3 for any other step. Statements the band
 /// does not determine (its schedule is not injective on them) do not count.
-long stride_score(const Parsed &parsed, const isl::schedule_node_band &band, int member) {
+long stride_score(const Parsed &parsed, const isl::schedule_node_band &band, int member, int *invariant = nullptr) {
   const int members = static_cast<int>(band.n_member());
   std::string shift = "{ " + tuple_of(members, "b") + " -> [";
   for (int m = 0; m < members; ++m)
@@ -173,8 +173,10 @@ long stride_score(const Parsed &parsed, const isl::schedule_node_band &band, int
       if (n == 0) zero += "1 = 1", unit += "1 = 0";
       isl::set zeros(band.ctx(), zero + " }"), units(band.ctx(), unit + " }");
       if (n > 0 && delta.is_subset(units)) score += 2;
-      else if (delta.is_subset(zeros)) score += a.write ? -2 : 1;
-      else score -= 3;
+      else if (delta.is_subset(zeros)) {
+        score += a.write ? -2 : 1;
+        if (invariant) ++*invariant;
+      } else score -= 3;
     }
   }
   return score;
@@ -195,6 +197,40 @@ long choose_tile_size(const Parsed &parsed, const isl::schedule_node_band &band,
     }
   }
   return 4;
+}
+
+/// The unroll-and-jam factor: strips of this many iterations of a member go
+/// inside the vector loop, where LLVM unrolls them fully.
+constexpr long kJam = 4;
+
+/// Whether member `member` of `band` can be strip-mined by kJam into strips
+/// that are always full (a constant trip count that LLVM unrolls): every
+/// statement's band range is a box, aligned on kJam in that member, and the
+/// tile size (0: untiled) is a multiple of kJam.
+bool jammable(const Parsed &parsed, const isl::schedule_node_band &band, int member, long tile) {
+  if (tile % kJam != 0) return false;
+  isl::union_map partial = band_schedule(parsed, band, false);
+  const int n = static_cast<int>(band.n_member());
+  for (const isl::set &d : parsed.domains) {
+    isl::union_map mine = partial.intersect_domain(isl::union_set(d));
+    if (mine.is_empty()) continue;
+    isl::set range = mine.range().as_set();
+    if (!param_names(range.space()).empty()) return false;
+    std::string box = "{ " + tuple_of(n, "b") + " : ";
+    for (int k = 0; k < n; ++k) {
+      isl::val lo = range.dim_min_val(k), hi = range.dim_max_val(k);
+      if (!lo.is_int() || !hi.is_int()) return false;
+      // A statement at one value of the member (an initialisation before a
+      // reduction loop) runs once a strip: nothing to unroll there.
+      if (k == member && lo.get_num_si() != hi.get_num_si() &&
+          (lo.get_num_si() % kJam != 0 || (hi.get_num_si() + 1) % kJam != 0))
+        return false;
+      box += (k ? " and " : "") + std::to_string(lo.get_num_si()) + " <= b" + std::to_string(k) + " <= " +
+             std::to_string(hi.get_num_si());
+    }
+    if (n == 0 || !range.is_equal(isl::set(band.ctx(), box + " }"))) return false;
+  }
+  return true;
 }
 
 /// One step of the pipeline as a rung that can be undone.
@@ -235,26 +271,44 @@ Candidate tile_and_order(const Parsed &parsed, isl::schedule schedule, const Jsc
     // The point loops: the best stride-1 member innermost (ties keep the order).
     std::vector<int> point(static_cast<std::size_t>(n));
     for (int m = 0; m < n; ++m) point[static_cast<std::size_t>(m)] = m;
+    std::vector<int> jam;  // members strip-mined by kJam inside the vector loop
     if (reorder) {
+      std::vector<int> invariant(static_cast<std::size_t>(n), 0);
+      std::vector<long> score(static_cast<std::size_t>(n), 0);
+      for (int m = 0; m < n; ++m) score[static_cast<std::size_t>(m)] = stride_score(parsed, band, m, &invariant[static_cast<std::size_t>(m)]);
       int best = n - 1;
-      long best_score = stride_score(parsed, band, n - 1);
-      for (int m = n - 2; m >= 0; --m) {
-        long s = stride_score(parsed, band, m);
-        if (s > best_score) best = m, best_score = s;
-      }
+      for (int m = n - 2; m >= 0; --m)
+        if (score[static_cast<std::size_t>(m)] > score[static_cast<std::size_t>(best)]) best = m;
       if (best != n - 1) {
         point.erase(point.begin() + best);
         point.push_back(best);
         record.innermost = best;
       }
+      // Unroll and jam: up to two members along which some access stays on
+      // one element (its loads, or its accumulator, shared by the unrolled
+      // copies), the most such accesses first, when the vector member has a
+      // stride-1 access.
+      if (score[static_cast<std::size_t>(best)] > 0 && n >= 2) {
+        std::vector<int> order;
+        for (int m = 0; m < n; ++m)
+          if (m != best && invariant[static_cast<std::size_t>(m)] > 0) order.push_back(m);
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+          return invariant[static_cast<std::size_t>(a)] > invariant[static_cast<std::size_t>(b)];
+        });
+        for (int m : order)
+          if (jam.size() < 2 && jammable(parsed, band, m, record.sizes[static_cast<std::size_t>(m)])) jam.push_back(m);
+        std::sort(jam.begin(), jam.end());
+      }
     }
+    std::vector<int> untiled_order;
     const std::size_t before = collect_bands(schedule).size();
     schedule = tile_band_at(schedule, p, record.sizes);
     const bool split = collect_bands(schedule).size() == before + 1;
     if (reorder && !split) {
       // Untiled: one band; the stride-1 member innermost and, when the
       // first is not, a coincident member outermost.
-      std::vector<int> order = point;
+      std::vector<int> &order = untiled_order;
+      order = point;
       if (!band.member_get_coincident(order[0]))
         for (int k = 1; k + 1 < n; ++k)
           if (band.member_get_coincident(order[static_cast<std::size_t>(k)])) {
@@ -279,6 +333,27 @@ Candidate tile_and_order(const Parsed &parsed, isl::schedule schedule, const Jsc
           }
       }
       if (record.innermost >= 0) schedule = permute_band(schedule, p + 1, point);
+    }
+    if (!jam.empty()) {
+      // The point band's members are in `order_now`; strips of the jammed
+      // members go outside, their kJam iterations after the vector member.
+      const int pp = split ? p + 1 : p;
+      const std::vector<int> &order_now = split ? point : untiled_order;
+      std::vector<long> strips(static_cast<std::size_t>(n), 0);
+      std::vector<int> rest, jammed;
+      for (int k = 0; k < n; ++k) {
+        const int m = order_now[static_cast<std::size_t>(k)];
+        if (std::find(jam.begin(), jam.end(), m) != jam.end()) {
+          strips[static_cast<std::size_t>(k)] = kJam;
+          jammed.push_back(k);
+        } else if (k != n - 1) rest.push_back(k);
+      }
+      schedule = tile_band_at(schedule, pp, strips);
+      std::vector<int> inner = rest;
+      inner.push_back(n - 1);
+      inner.insert(inner.end(), jammed.begin(), jammed.end());
+      schedule = permute_band(schedule, pp + 1, inner);
+      record.jammed = jam;
     }
     c.tiled.insert(c.tiled.begin(), record);
   }
@@ -533,6 +608,7 @@ void explain_jscop(std::ostream &os, const Jscop &scop, const JscopOptions &opti
     for (long s : b.sizes) os << " " << s;
     os << ", footprint " << b.footprint_bytes << " bytes";
     if (b.innermost >= 0) os << ", member " << b.innermost << " innermost";
+    for (int m : b.jammed) os << ", member " << m << " unrolled by 4 and jammed";
     os << "\n";
   }
   if (!r.tree.empty()) os << r.tree << "\n";

@@ -233,21 +233,38 @@ TEST_CASE("jscop: a GEMM is tiled, its point loops end with the stride-1 loop, a
   CHECK(info.tiles.back()[0] > 0);
   CHECK(info.outer_parallel);
   check_legal(kGemm, out);
-  // Stmt2's innermost loop is i1: MemRef0[i0, i1] and MemRef3[i2, i1] step by one element.
+  // Stmt2's vector loop is i1 (MemRef0[i0, i1] and MemRef3[i2, i1] step by
+  // one element); i0 and i2 are unrolled by 4 and jammed inside it (MemRef3
+  // is shared by the copies of i0, MemRef0 by those of i2): a step of 1 in
+  // them moves a dimension after i1's, a step of 4 one before it.
   frontend::JscopFile f = frontend::read_jscop(out);
   poly::IslContext ctx;
   isl::map s2(ctx.get(), f.scop.statements[1].schedule);
   int i0 = dimension_stepped(ctx.get(), s2, "{ Stmt2[i0, i1, i2] -> Stmt2[i0 + 1, i1, i2] }");
   int i1 = dimension_stepped(ctx.get(), s2, "{ Stmt2[i0, i1, i2] -> Stmt2[i0, i1 + 1, i2] }");
   int i2 = dimension_stepped(ctx.get(), s2, "{ Stmt2[i0, i1, i2] -> Stmt2[i0, i1, i2 + 1] }");
-  CHECK(i1 > i0);
-  CHECK(i1 > i2);
-  // Untiled (the whole GEMM fits the default budget), the order is the same.
+  CHECK(i0 > i1);
+  CHECK(i2 > i1);
+  auto strip_of = [&](const isl::map &m, const char *step) {
+    isl::set d = isl::map(ctx.get(), step).apply_domain(m).apply_range(m).deltas();
+    // the first dimension that moves, for a step inside one tile and strip
+    const int n = static_cast<int>(d.tuple_dim());
+    for (int k = 0; k < n; ++k) {
+      std::string unit = "{ [";
+      for (int j = 0; j < n; ++j) unit += (j ? ", " : "") + std::string(j < k ? "0" : j == k ? "1" : "d" + std::to_string(j));
+      if (!d.intersect(isl::set(ctx.get(), unit + "] }")).is_empty()) return k;
+    }
+    return -1;
+  };
+  CHECK(strip_of(s2, "{ Stmt2[i0, i1, i2] -> Stmt2[i0 + 4, i1, i2] : i0 % 4 = 0 }") < i1);
+  CHECK(strip_of(s2, "{ Stmt2[i0, i1, i2] -> Stmt2[i0, i1, i2 + 4] : i2 % 4 = 0 }") < i1);
+  // Untiled (the whole GEMM fits the default budget), the same loop order.
   out = schedule_jscop_text(kGemm, JscopOptions{}, &info);
   check_legal(kGemm, out);
   isl::map u2(ctx.get(), frontend::read_jscop(out).scop.statements[1].schedule);
-  CHECK(dimension_stepped(ctx.get(), u2, "{ Stmt2[i0, i1, i2] -> Stmt2[i0, i1 + 1, i2] }") >
-        dimension_stepped(ctx.get(), u2, "{ Stmt2[i0, i1, i2] -> Stmt2[i0, i1, i2 + 1] }"));
+  const int u1 = dimension_stepped(ctx.get(), u2, "{ Stmt2[i0, i1, i2] -> Stmt2[i0, i1 + 1, i2] }");
+  CHECK(dimension_stepped(ctx.get(), u2, "{ Stmt2[i0, i1, i2] -> Stmt2[i0 + 1, i1, i2] }") > u1);
+  CHECK(dimension_stepped(ctx.get(), u2, "{ Stmt2[i0, i1, i2] -> Stmt2[i0, i1, i2 + 1] }") > u1);
 }
 
 TEST_CASE("jscop: tile sizes given on the command line are used") {
