@@ -168,12 +168,13 @@ Scop scheduling_scop(const Jscop &scop, const Parsed &parsed) {
   return s;
 }
 
-bool respects(const std::vector<isl::map> &schedules, const Dependences &deps, std::string &why) {
-  if (schedules.empty()) return true;
-  isl::ctx ctx = schedules.front().ctx();
-  isl::union_map s(ctx, "{ }");
+isl::union_set schedule_deltas(const std::vector<isl::map> &schedules, const isl::union_map &deps) {
+  isl::union_map s(deps.ctx(), "{ }");
   for (const isl::map &m : schedules) s = s.unite(isl::union_map(m));
-  const int n = static_cast<int>(schedules.front().range_tuple_dim());
+  return deps.apply_domain(s).apply_range(s).deltas();
+}
+
+bool lex_positive(const isl::union_set &deltas, int n) {
   // { [d] : d lexicographically positive }
   std::string lexpos = "{ [";
   for (int i = 0; i < n; ++i) lexpos += (i ? ", d" : "d") + std::to_string(i);
@@ -184,16 +185,22 @@ bool respects(const std::vector<isl::map> &schedules, const Dependences &deps, s
     lexpos += "d" + std::to_string(i) + " > 0)";
   }
   if (n == 0) lexpos += "1 = 0";
-  isl::union_set positive(ctx, lexpos + " }");
+  return deltas.is_subset(isl::union_set(deltas.ctx(), lexpos + " }"));
+}
+
+bool respects(const std::vector<isl::map> &schedules, const Dependences &deps, std::string &why) {
+  if (schedules.empty()) return true;
+  const int n = static_cast<int>(schedules.front().range_tuple_dim());
+  // All kinds at once (one image of the dependences); the kind only for the message.
+  if (lex_positive(schedule_deltas(schedules, deps.all()), n)) return true;
   const std::pair<const char *, isl::union_map> kinds[] = {{"flow", deps.flow}, {"anti", deps.anti}, {"output", deps.output}};
-  for (const auto &[kind, rel] : kinds) {
-    isl::union_set delta = rel.apply_domain(s).apply_range(s).deltas();
-    if (!delta.is_subset(positive)) {
+  for (const auto &[kind, rel] : kinds)
+    if (!lex_positive(schedule_deltas(schedules, rel), n)) {
       why = std::string("a ") + kind + " dependence would run backwards or at the same time";
       return false;
     }
-  }
-  return true;
+  why = "a dependence would run backwards or at the same time";
+  return false;
 }
 
 }  // namespace atl::poly::jscop

@@ -53,6 +53,13 @@ Dependences memory_dependences(const Parsed &parsed);
 /// and the legality check read.
 Scop scheduling_scop(const Jscop &scop, const Parsed &parsed);
 
+/// The differences schedule(target) - schedule(source) over `deps`, with
+/// `schedules` one map per statement (same output dimensions).
+isl::union_set schedule_deltas(const std::vector<isl::map> &schedules, const isl::union_map &deps);
+/// True when every vector of `deltas` (of `n` dimensions) is
+/// lexicographically positive.
+bool lex_positive(const isl::union_set &deltas, int n);
+
 /// True when `schedules` (one per statement, same output dimensions)
 /// respect every dependence of `deps`; otherwise `why` names the first kind
 /// violated.

@@ -382,8 +382,11 @@ std::vector<std::string> flatten(const Parsed &parsed, const isl::schedule &sche
     // repeats a domain full of modulo conditions costs isl too much.
     isl::map m = jscop::pad(maps[s], dimensions).gist_domain(parsed.domains[s]);
     std::string text;
-    if (m.is_single_valued()) text = isl_text(m.as_pw_multi_aff().gist(parsed.domains[s]));
-    else text = isl_text(m);  // not a function: the relation itself
+    try {
+      text = isl_text(m.as_pw_multi_aff().gist(parsed.domains[s]));
+    } catch (const isl::exception_invalid &) {
+      text = isl_text(m);  // not a function: the relation itself
+    }
     maps[s] = isl::map(m.ctx(), text).intersect_domain(parsed.domains[s]);
     texts.push_back(text);
   }
@@ -458,7 +461,11 @@ ScheduleResult run_scheduler(const Scop &scop, const Dependences &deps, const Js
   s.quota = options.quota;
   s.seconds = options.seconds;
   if (options.scheduler == "pluto") return schedule_pluto(scop, deps, s);
-  if (options.scheduler == "isl") return schedule_isl(scop, deps, s);
+  if (options.scheduler == "isl") {
+    // isl's ladder (fused, then serialized components) shares the bound.
+    s.seconds = options.seconds / 2;
+    return schedule_isl(scop, deps, s);
+  }
   if (options.scheduler == "feautrier") return schedule_feautrier(scop, deps, s);
   Location where;
   where.hint = "scheduler";
@@ -509,6 +516,7 @@ JscopResult schedule_jscop(const Jscop &scop, const JscopOptions &options) {
     // One scheduler's search failing says little about the other's.
     JscopOptions other = options;
     other.scheduler = options.scheduler == "isl" ? "pluto" : "isl";
+    other.seconds = 0.9 * options.seconds;  // both within 2 s at the default bound
     ScheduleResult second = run_scheduler(view, deps, other);
     sr.fallbacks.insert(sr.fallbacks.end(), second.fallbacks.begin(), second.fallbacks.end());
     if (second.algorithm != "original") {
@@ -557,12 +565,22 @@ JscopResult schedule_jscop(const Jscop &scop, const JscopOptions &options) {
     int dims = 0;
     std::vector<isl::map> maps;
     std::vector<std::string> texts = flatten(parsed, rungs[k].schedule, dims, maps);
-    std::string why;
-    if (!jscop::respects(maps, deps, why)) {
+    // One image of all dependences serves the legality check and the
+    // parallelism of the outer loop; the kind violated only for the message.
+    isl::union_set delta = jscop::schedule_deltas(maps, deps.all());
+    if (!jscop::lex_positive(delta, dims)) {
+      std::string why;
+      jscop::respects(maps, deps, why);
       r.fallbacks.push_back((k + 1 < rungs.size() ? "tiled schedule rejected: " : "schedule rejected: ") + why);
       continue;
     }
-    if (same_order(parsed, maps, dims)) return unchanged(r.algorithm, "the schedule found is the original one");
+    // Real tiles or jammed strips change the order for sure; only an
+    // untransformed schedule needs the (costly) comparison of orders.
+    bool transformed = false;
+    for (const JscopTiledBand &b : rungs[k].tiled)
+      transformed |= !b.jammed.empty() || std::any_of(b.sizes.begin(), b.sizes.end(), [](long v) { return v > 0; });
+    if (!transformed && same_order(parsed, maps, dims))
+      return unchanged(r.algorithm, "the schedule found is the original one");
     r.schedules.clear();
     r.schedules = texts;
     r.changed = true;
@@ -570,9 +588,6 @@ JscopResult schedule_jscop(const Jscop &scop, const JscopOptions &options) {
     r.tiled = rungs[k].tiled;
     r.tree = schedule_to_yaml(rungs[k].schedule);
     // Outermost loop parallel: no dependence is carried by dimension 0.
-    isl::union_map sched(ctx.get(), "{ }");
-    for (const isl::map &m : maps) sched = sched.unite(isl::union_map(m));
-    isl::union_set delta = deps.all().apply_domain(sched).apply_range(sched).deltas();
     std::string zero_first = "{ " + tuple_of(dims, "d") + " : " + (dims ? "d0 = 0" : "1 = 1") + " }";
     r.outer_parallel = dims > 0 && delta.is_subset(isl::union_set(ctx.get(), zero_first));
     return finish(r);
