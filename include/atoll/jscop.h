@@ -15,7 +15,9 @@ struct JscopOptions {
   bool identity = false;            ///< write every schedule unchanged
   bool allow_skew = false;          ///< accept skewed schedules (time tiling of stencils)
   long cache_bytes = 0;             ///< footprint budget of a tile (0: half the host's L2)
-  double seconds = 1;               ///< wall-clock bound of the scheduler (the fallback gets 0.9 of it) and of each later step
+  /// Wall-clock bound of the scheduler (the fallback scheduler gets 0.9 of
+  /// it) and of each later step: at most about 2 s a SCoP.
+  double seconds = 1;
 };
 
 /// What happened to one JSCoP file.

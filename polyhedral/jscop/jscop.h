@@ -57,7 +57,9 @@ struct JscopOptions {
   bool allow_skew = false;
   long cache_bytes = 0;          ///< footprint budget of a tile (0: the host's L2 / 2)
   unsigned long quota = 2'000'000;  ///< isl operations of one scheduler attempt
-  double seconds = 1;               ///< wall-clock bound of the scheduler (the fallback gets 0.9 of it) and of each later step
+  /// Wall-clock bound of the scheduler (isl's two attempts share it, the
+  /// fallback scheduler gets 0.9 of it) and of each later step.
+  double seconds = 1;
 };
 
 /// A band that was tiled.

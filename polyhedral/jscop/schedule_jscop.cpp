@@ -275,7 +275,10 @@ Candidate tile_and_order(const Parsed &parsed, isl::schedule schedule, const Jsc
     if (reorder) {
       std::vector<int> invariant(static_cast<std::size_t>(n), 0);
       std::vector<long> score(static_cast<std::size_t>(n), 0);
-      for (int m = 0; m < n; ++m) score[static_cast<std::size_t>(m)] = stride_score(parsed, band, m, &invariant[static_cast<std::size_t>(m)]);
+      for (int m = 0; m < n; ++m) {
+        const auto k = static_cast<std::size_t>(m);
+        score[k] = stride_score(parsed, band, m, &invariant[k]);
+      }
       int best = n - 1;
       for (int m = n - 2; m >= 0; --m)
         if (score[static_cast<std::size_t>(m)] > score[static_cast<std::size_t>(best)]) best = m;
