@@ -549,7 +549,8 @@ JscopResult schedule_jscop(const Jscop &scop, const JscopOptions &options) {
   r.algorithm = sr.algorithm;
 
   const long budget = options.cache_bytes > 0 ? options.cache_bytes : host_target().l2_bytes / 2;
-  // Rungs, most transformed first: tiled and reordered, tiled, untiled.
+  // Rungs, most transformed first: tiled, reordered and jammed; then the
+  // scheduler's tree as it is.
   std::vector<Candidate> rungs;
   if (options.tile != JscopOptions::Tile::None) {
     try {
@@ -605,8 +606,12 @@ void explain_jscop(std::ostream &os, const Jscop &scop, const JscopOptions &opti
   {
     IslContext ctx;
     Parsed parsed = jscop::parse(ctx, scop);
-    QuotaGuard bound(ctx, 0, options.seconds);
-    Dependences deps = jscop::memory_dependences(parsed);
+    std::optional<Dependences> deps;
+    try {
+      QuotaGuard bound(ctx, 0, options.seconds);
+      deps = jscop::memory_dependences(parsed);
+    } catch (const isl::exception &) {
+    }
     os << "# JSCoP " << scop.name << ": " << scop.statements.size() << " statements, context " << isl_text(parsed.context)
        << "\n";
     for (std::size_t s = 0; s < scop.statements.size(); ++s) {
@@ -616,7 +621,8 @@ void explain_jscop(std::ostream &os, const Jscop &scop, const JscopOptions &opti
         os << "  " << (a.write ? "write    " : "read     ") << isl_text(a.relation) << "\n";
     }
     os << "# dependences (memory-based: every write a may-write)\n";
-    print_dependences(os, deps);
+    if (deps) print_dependences(os, *deps);
+    else os << "not computed: " << time_limit_reason(options.seconds) << "\n";
   }
   JscopResult r = schedule_jscop(scop, options);
   os << "# schedule: " << r.algorithm << (r.changed ? "" : " (unchanged: " + r.reason + ")") << "\n";
