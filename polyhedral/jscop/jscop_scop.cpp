@@ -174,33 +174,22 @@ isl::union_set schedule_deltas(const std::vector<isl::map> &schedules, const isl
   return deps.apply_domain(s).apply_range(s).deltas();
 }
 
-bool lex_positive(const isl::union_set &deltas, int n) {
-  // { [d] : d lexicographically positive }
-  std::string lexpos = "{ [";
-  for (int i = 0; i < n; ++i) lexpos += (i ? ", d" : "d") + std::to_string(i);
-  lexpos += "] : ";
+std::string lex_greater(const std::string &u, const std::string &t, int n) {
+  if (n == 0) return "1 = 0";
+  auto at = [](const std::string &p, int i) { return p.empty() ? std::string("0") : p + std::to_string(i); };
+  std::string c;
   for (int i = 0; i < n; ++i) {
-    lexpos += i ? " or (" : "(";
-    for (int j = 0; j < i; ++j) lexpos += "d" + std::to_string(j) + " = 0 and ";
-    lexpos += "d" + std::to_string(i) + " > 0)";
+    c += i ? " or (" : "(";
+    for (int j = 0; j < i; ++j) c += at(u, j) + " = " + at(t, j) + " and ";
+    c += at(u, i) + " > " + at(t, i) + ")";
   }
-  if (n == 0) lexpos += "1 = 0";
-  return deltas.is_subset(isl::union_set(deltas.ctx(), lexpos + " }"));
+  return c;
 }
 
-bool respects(const std::vector<isl::map> &schedules, const Dependences &deps, std::string &why) {
-  if (schedules.empty()) return true;
-  const int n = static_cast<int>(schedules.front().range_tuple_dim());
-  // All kinds at once (one image of the dependences); the kind only for the message.
-  if (lex_positive(schedule_deltas(schedules, deps.all()), n)) return true;
-  const std::pair<const char *, isl::union_map> kinds[] = {{"flow", deps.flow}, {"anti", deps.anti}, {"output", deps.output}};
-  for (const auto &[kind, rel] : kinds)
-    if (!lex_positive(schedule_deltas(schedules, rel), n)) {
-      why = std::string("a ") + kind + " dependence would run backwards or at the same time";
-      return false;
-    }
-  why = "a dependence would run backwards or at the same time";
-  return false;
+bool lex_positive(const isl::union_set &deltas, int n) {
+  std::string d = "[";
+  for (int i = 0; i < n; ++i) d += (i ? ", d" : "d") + std::to_string(i);
+  return deltas.is_subset(isl::union_set(deltas.ctx(), "{ " + d + "] : " + lex_greater("d", "", n) + " }"));
 }
 
 }  // namespace atl::poly::jscop

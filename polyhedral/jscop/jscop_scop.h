@@ -56,13 +56,12 @@ Scop scheduling_scop(const Jscop &scop, const Parsed &parsed);
 /// The differences schedule(target) - schedule(source) over `deps`, with
 /// `schedules` one map per statement (same output dimensions).
 isl::union_set schedule_deltas(const std::vector<isl::map> &schedules, const isl::union_map &deps);
+/// isl constraints saying that the `n`-tuple named by prefix `u` (u0, u1,
+/// ...) is lexicographically greater than that of `t`; an empty `t` means
+/// the zero tuple.
+std::string lex_greater(const std::string &u, const std::string &t, int n);
 /// True when every vector of `deltas` (of `n` dimensions) is
 /// lexicographically positive.
 bool lex_positive(const isl::union_set &deltas, int n);
-
-/// True when `schedules` (one per statement, same output dimensions)
-/// respect every dependence of `deps`; otherwise `why` names the first kind
-/// violated.
-bool respects(const std::vector<isl::map> &schedules, const Dependences &deps, std::string &why);
 
 }  // namespace atl::poly::jscop

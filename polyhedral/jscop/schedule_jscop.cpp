@@ -241,8 +241,7 @@ struct Candidate {
 
 /// Tiles every permutable band of two members or more (innermost bands
 /// first, so that positions of the bands still to visit do not move).
-Candidate tile_and_order(const Parsed &parsed, isl::schedule schedule, const JscopOptions &options, long budget,
-                         bool reorder) {
+Candidate tile_and_order(const Parsed &parsed, isl::schedule schedule, const JscopOptions &options, long budget) {
   Candidate c;
   std::vector<isl::schedule_node_band> bands = collect_bands(schedule);
   for (int p = static_cast<int>(bands.size()) - 1; p >= 0; --p) {
@@ -272,7 +271,7 @@ Candidate tile_and_order(const Parsed &parsed, isl::schedule schedule, const Jsc
     std::vector<int> point(static_cast<std::size_t>(n));
     for (int m = 0; m < n; ++m) point[static_cast<std::size_t>(m)] = m;
     std::vector<int> jam;  // members strip-mined by kJam inside the vector loop
-    if (reorder) {
+    {
       std::vector<int> invariant(static_cast<std::size_t>(n), 0);
       std::vector<long> score(static_cast<std::size_t>(n), 0);
       for (int m = 0; m < n; ++m) {
@@ -307,7 +306,7 @@ Candidate tile_and_order(const Parsed &parsed, isl::schedule schedule, const Jsc
     const std::size_t before = collect_bands(schedule).size();
     schedule = tile_band_at(schedule, p, record.sizes);
     const bool split = collect_bands(schedule).size() == before + 1;
-    if (reorder && !split) {
+    if (!split) {
       // Untiled: one band; the stride-1 member innermost and, when the
       // first is not, a coincident member outermost.
       std::vector<int> &order = untiled_order;
@@ -321,7 +320,7 @@ Candidate tile_and_order(const Parsed &parsed, isl::schedule schedule, const Jsc
       bool identity = true;
       for (int m = 0; m < n; ++m) identity &= order[static_cast<std::size_t>(m)] == m;
       if (!identity) schedule = permute_band(schedule, p, order);
-    } else if (reorder) {
+    } else {
       // A coincident tile loop outermost (a parallel loop for -polly-parallel).
       isl::schedule_node_band tiles = collect_bands(schedule)[static_cast<std::size_t>(p)];
       const int t = static_cast<int>(tiles.n_member());
@@ -431,14 +430,8 @@ std::string skewed_member(const Parsed &parsed, const isl::schedule &schedule) {
 /// { x -> y : schedule(x) lexicographically before schedule(y) } of a union
 /// of schedules with `dims` outputs each.
 isl::union_map lex_order(const isl::union_map &schedule, int dims) {
-  std::string before = "{ " + tuple_of(dims, "t") + " -> " + tuple_of(dims, "u") + " : ";
-  for (int i = 0; i < dims; ++i) {
-    before += i ? " or (" : "(";
-    for (int j = 0; j < i; ++j) before += "u" + std::to_string(j) + " = t" + std::to_string(j) + " and ";
-    before += "u" + std::to_string(i) + " > t" + std::to_string(i) + ")";
-  }
-  if (dims == 0) before += "1 = 0";
-  isl::union_map lt(schedule.ctx(), before + " }");
+  isl::union_map lt(schedule.ctx(), "{ " + tuple_of(dims, "t") + " -> " + tuple_of(dims, "u") + " : " +
+                                        jscop::lex_greater("u", "t", dims) + " }");
   return schedule.apply_range(lt).apply_range(schedule.reverse());
 }
 
@@ -555,7 +548,7 @@ JscopResult schedule_jscop(const Jscop &scop, const JscopOptions &options) {
   if (options.tile != JscopOptions::Tile::None) {
     try {
       QuotaGuard bound(ctx, 0, options.seconds);
-      rungs.push_back(tile_and_order(parsed, base, options, budget, true));
+      rungs.push_back(tile_and_order(parsed, base, options, budget));
     } catch (const isl::exception &e) {
       r.fallbacks.push_back(std::string("tiling failed: ") + e.what());
     } catch (const UserError &e) {
@@ -573,9 +566,10 @@ JscopResult schedule_jscop(const Jscop &scop, const JscopOptions &options) {
     // parallelism of the outer loop; the kind violated only for the message.
     isl::union_set delta = jscop::schedule_deltas(maps, deps.all());
     if (!jscop::lex_positive(delta, dims)) {
-      std::string why;
-      jscop::respects(maps, deps, why);
-      r.fallbacks.push_back((k + 1 < rungs.size() ? "tiled schedule rejected: " : "schedule rejected: ") + why);
+      // The dependence for the report, named by the scheduler's own check.
+      std::optional<Violation> v = check_legality(view, deps, rungs[k].schedule);
+      r.fallbacks.push_back((k + 1 < rungs.size() ? "tiled schedule rejected: " : "schedule rejected: ") +
+                            (v ? v->message() : std::string("a dependence would run backwards")));
       continue;
     }
     // Real tiles or jammed strips change the order for sure; only an
@@ -585,7 +579,6 @@ JscopResult schedule_jscop(const Jscop &scop, const JscopOptions &options) {
       transformed |= !b.jammed.empty() || std::any_of(b.sizes.begin(), b.sizes.end(), [](long v) { return v > 0; });
     if (!transformed && same_order(parsed, maps, dims))
       return unchanged(r.algorithm, "the schedule found is the original one");
-    r.schedules.clear();
     r.schedules = texts;
     r.changed = true;
     r.dimensions = dims;

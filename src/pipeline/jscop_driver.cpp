@@ -90,16 +90,8 @@ nlohmann::ordered_json to_json(const JscopFileResult &r) {
   return j;
 }
 
-}  // namespace
-
-int JscopRunResult::exit_status() const {
-  for (const JscopFileResult &f : files)
-    if (!f.ok) return 1;
-  return 0;
-}
-
-std::string schedule_jscop_text(const std::string &text, const JscopOptions &options, JscopFileResult *info) {
-  poly::JscopOptions p = poly_options(options);
+/// One JSCoP text scheduled with options already checked.
+std::string schedule_text(const std::string &text, const poly::JscopOptions &p, JscopFileResult *info) {
   frontend::JscopFile file = frontend::read_jscop(text);
   poly::JscopResult r = poly::schedule_jscop(file.scop, p);
   if (info) {
@@ -118,8 +110,20 @@ std::string schedule_jscop_text(const std::string &text, const JscopOptions &opt
   return r.changed ? frontend::write_jscop(file, r.schedules) : text;
 }
 
+}  // namespace
+
+int JscopRunResult::exit_status() const {
+  for (const JscopFileResult &f : files)
+    if (!f.ok) return 1;
+  return 0;
+}
+
+std::string schedule_jscop_text(const std::string &text, const JscopOptions &options, JscopFileResult *info) {
+  return schedule_text(text, poly_options(options), info);
+}
+
 JscopRunResult run_jscop(const std::string &in, const std::string &out, const JscopOptions &options) {
-  poly_options(options);  // option errors before any file
+  const poly::JscopOptions p = poly_options(options);  // option errors before any file
   std::vector<fs::path> inputs;
   std::error_code ec;
   if (fs::is_directory(in, ec)) {
@@ -143,7 +147,7 @@ JscopRunResult run_jscop(const std::string &in, const std::string &out, const Js
     std::string text;
     try {
       text = read_text(path.string());
-      std::string written = schedule_jscop_text(text, options, &r);
+      std::string written = schedule_text(text, p, &r);
       write_text(fs::path(out) / r.file, written);
     } catch (const UserError &e) {
       r.ok = false;
