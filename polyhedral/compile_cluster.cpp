@@ -5,7 +5,7 @@
 #include "polyhedral/deps/dependences.h"
 #include "polyhedral/isl/isl_context.h"
 #include "polyhedral/pipeline/cluster_state.h"
-#include "polyhedral/pipeline/cpu_pipeline.h"
+#include "polyhedral/pipeline/gpu_pipeline.h"
 #include "polyhedral/schedule/schedule.h"
 #include "polyhedral/scop/scop.h"
 
@@ -55,13 +55,17 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     s.cluster = cluster;
     s.options = options;
     // Each level's text as it ends (see LevelDone).
-    run_passes(cpu_pipeline(), s, r.printed, [&r](const ClusterState &st, Level level) {
+    run_passes(pipeline_for(options), s, r.printed, [&r](const ClusterState &st, Level level) {
       std::ostringstream os;
       switch (level) {
         case Level::Scop: print_scop(os, st.scop); r.scop_text = os.str(); break;
         case Level::Dependences: print_dependences(os, st.deps); r.deps_text = os.str(); break;
         case Level::Schedule: r.schedule_yaml = schedule_to_yaml(st.schedule); break;
-        case Level::Ast: print_loop_ast(os, st.kernel); r.ast_text = os.str(); break;
+        case Level::Ast:
+          print_loop_ast(os, st.kernel);
+          if (st.has_gpu) print_gpu_program(os, st.kernel, st.gpu);
+          r.ast_text = os.str();
+          break;
       }
     });
     r.name = s.scop.name;
@@ -71,6 +75,8 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     r.algorithm = s.algorithm;
     r.fallbacks = s.fallbacks;
     r.kernel = s.kernel;
+    r.gpu = s.gpu;
+    r.has_gpu = s.has_gpu;
     r.stats = s.stats;
     count_marks(*r.kernel.body, r.stats);
     r.timings_ms = level_timings(s.log);

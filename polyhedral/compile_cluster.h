@@ -3,6 +3,7 @@
 // schedule -> LKernel, with every stage's text and every pass's record.
 #pragma once
 
+#include "polyhedral/ast/gpu_launches.h"
 #include "polyhedral/ast/loop_ast.h"
 #include "polyhedral/pipeline/pass.h"
 #include "polyhedral/pipeline/poly_options.h"
@@ -26,6 +27,8 @@ struct ClusterResult {
   std::string algorithm;         ///< scheduler that produced the schedule
   std::string ast_text;          ///< explain --stage ast
   LKernel kernel;
+  GpuProgram gpu;        ///< GPU targets: the kernel as launches
+  bool has_gpu = false;
   std::vector<std::string> fallbacks;                  ///< for report.json
   std::vector<std::pair<std::string, double>> timings_ms;  ///< per level (scop, deps, schedule, ast)
   std::map<std::string, std::string> array_of_tensor;  ///< graph tensor -> kernel array

@@ -10,6 +10,7 @@ target_sources(atoll_poly PRIVATE
   schedule/schedule_feautrier.cpp
   schedule/schedule_given.cpp
   ast/build_ast.cpp
+  ast/gpu_launches.cpp
   compile_cluster.cpp
 )
 

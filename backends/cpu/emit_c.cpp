@@ -130,7 +130,14 @@ void collect_stored(const LStmt &s, std::set<std::string> &out) {
 
 class KernelPrinter {
 public:
-  explicit KernelPrinter(const poly::LKernel &k) : k_(k), fl_(uses_float_values(k)), vt_(fl_ ? "float" : "double") {}
+  explicit KernelPrinter(const poly::LKernel &k, const CBodyHooks *hooks = nullptr)
+      : k_(k), fl_(uses_float_values(k)), vt_(fl_ ? "float" : "double"), hooks_(hooks) {}
+
+  /// The strides and the statements of `body`, indented one level (emit_c_body).
+  void print_body(std::ostream &os, const LStmt &body) {
+    for (const poly::LArray &a : k_.arrays) strides(os, a, "  ");
+    stmt(os, body, 1);
+  }
 
   void print(std::ostream &os) {
     os << "/* kernel " << k_.name << "\n";
@@ -190,6 +197,13 @@ private:
       return;
     case LStmtKind::For: {
       for (const std::string &m : s.marks) os << pad << "/* " << m << " */\n";
+      if (hooks_ && hooks_->loop &&
+          hooks_->loop(os, s, pad, index(*s.init), loop_cond(*s.cond))) {
+        for (const poly::LStmtPtr &c : s.body)
+          if (c) stmt(os, *c, depth + 1);
+        os << pad << "}\n";
+        return;
+      }
       if (s.marks.count(poly::mark::kParallel) && loop_upper_bound(s))
         os << "#ifdef _OPENMP\n#pragma omp parallel for\n#endif\n";
       else if (s.marks.count(poly::mark::kVector) && loop_upper_bound(s))
@@ -305,14 +319,23 @@ private:
   std::string cond(const LExpr &e) {
     if (e.kind == LExprKind::Binary && is_comparison(e.binop)) return comparison(e);
     if (e.kind == LExprKind::Unary && e.unop == compute::UnOp::Not) return "(!" + cond(*e.args[0]) + ")";
+    // OpenCL C takes no floating-point condition (other dialects: hooks set).
+    if (hooks_ && e.type == LType::Value) return "(" + value(e) + " != 0)";
     return e.type == LType::Index ? index(e) : value(e);
   }
 
   std::string comparison(const LExpr &e) {
     if (e.binop == BinOp::And) return "(" + cond(*e.args[0]) + " && " + cond(*e.args[1]) + ")";
     if (e.binop == BinOp::Or) return "(" + cond(*e.args[0]) + " || " + cond(*e.args[1]) + ")";
-    std::string a = cond(*e.args[0]), b = cond(*e.args[1]);
+    std::string a = operand(*e.args[0]), b = operand(*e.args[1]);
     return "(" + a + " " + compute::binop_name(e.binop) + " " + b + ")";
+  }
+
+  /// An operand of a comparison: a comparison bare, else the expression.
+  std::string operand(const LExpr &e) {
+    if (e.kind == LExprKind::Binary && is_comparison(e.binop)) return comparison(e);
+    if (e.kind == LExprKind::Unary && e.unop == compute::UnOp::Not) return "(!" + cond(*e.args[0]) + ")";
+    return e.type == LType::Index ? index(e) : value(e);
   }
 
   std::string index(const LExpr &e) {
@@ -414,6 +437,7 @@ private:
   const poly::LKernel &k_;
   bool fl_;
   const char *vt_;
+  const CBodyHooks *hooks_ = nullptr;
 };
 
 }  // namespace
@@ -431,6 +455,12 @@ std::string c_prototype(const poly::LKernel &kernel, bool with_restrict) {
   for (const std::string &p : kernel.params) s += (n++ ? ", int64_t " : "int64_t ") + p;
   if (n == 0) s += "void";
   return s + ")";
+}
+
+std::string c_helpers() { return kHelpers; }
+
+void emit_c_body(std::ostream &os, const poly::LKernel &kernel, const poly::LStmt &body, const CBodyHooks &hooks) {
+  KernelPrinter(kernel, &hooks).print_body(os, body);
 }
 
 std::string emit_c(const std::vector<poly::LKernel> &kernels) {

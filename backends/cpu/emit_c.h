@@ -15,6 +15,8 @@
 
 #include "polyhedral/ast/loop_ast.h"
 
+#include <functional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -29,5 +31,27 @@ std::string emit_c(const std::vector<poly::LKernel> &kernels);
 /// the kernel never stores to are const; `restrict` only when asked (C99
 /// sources; a header C++ may include leaves it out).
 std::string c_prototype(const poly::LKernel &kernel, bool with_restrict);
+
+/// How printers of other C dialects (backends/gpu) reuse this one.
+struct CBodyHooks {
+  /// Prints the header of a For loop and its opening brace itself and
+  /// returns true, or returns false for the plain `for (...) {` with its
+  /// OpenMP pragma. Gets the loop, the indentation, and the loop's init and
+  /// condition as C expressions.
+  std::function<bool(std::ostream &os, const poly::LStmt &loop, const std::string &pad, const std::string &init,
+                     const std::string &cond)>
+      loop;
+};
+
+/// The row-major strides of the kernel's arrays and the statements of
+/// `body` (a part of kernel.body), as the body of a C function whose
+/// parameters are the kernel's arrays and parameters, indented one level.
+void emit_c_body(std::ostream &os, const poly::LKernel &kernel, const poly::LStmt &body, const CBodyHooks &hooks);
+
+/// The helper functions the printed statements call (floor division,
+/// NaN-propagating min and max, f16 and bf16 conversions, ...), each a
+/// `static inline` function over the <stdint.h> types, guarded by
+/// ATOLL_C_HELPERS.
+std::string c_helpers();
 
 }  // namespace atl::cpu

@@ -4,6 +4,8 @@
 // by the isl AST's expressions of the loop iterators.
 #include "polyhedral/ast/build_ast.h"
 
+#include "polyhedral/ast/gpu_launches.h"
+
 #include "polyhedral/isl/isl_context.h"
 
 #include <atoll/diagnostics.h>
@@ -75,6 +77,44 @@ double identity_of(compute::AssignOp op, DType t) {
   return 0;
 }
 
+}  // namespace
+
+/// An isl AST expression of iterators and parameters as an Index expression.
+LExprPtr index_expr_from_isl(const isl::ast_expr &e, const std::function<std::string(const std::string &)> &rename) {
+  if (e.isa<isl::ast_expr_id>()) return build::var(rename ? rename(e.as<isl::ast_expr_id>().id().name()) : e.as<isl::ast_expr_id>().id().name());
+  if (e.isa<isl::ast_expr_int>()) return build::integer(e.as<isl::ast_expr_int>().val().get_num_si());
+  auto op = e.as<isl::ast_expr_op>();
+  auto arg = [&](int i) { return index_expr_from_isl(op.arg(i), rename); };
+  auto fold = [&](auto f) {
+    LExprPtr r = arg(0);
+    for (unsigned i = 1; i < op.n_arg(); ++i) r = f(r, arg(i));
+    return r;
+  };
+  auto bin = [&](BinOp b) { return fold([&](LExprPtr x, LExprPtr y) { return build::binary(b, x, y); }); };
+  if (op.isa<isl::ast_expr_op_add>()) return bin(BinOp::Add);
+  if (op.isa<isl::ast_expr_op_sub>()) return bin(BinOp::Sub);
+  if (op.isa<isl::ast_expr_op_mul>()) return bin(BinOp::Mul);
+  if (op.isa<isl::ast_expr_op_div>() || op.isa<isl::ast_expr_op_fdiv_q>() || op.isa<isl::ast_expr_op_pdiv_q>())
+    return bin(BinOp::Div);
+  if (op.isa<isl::ast_expr_op_pdiv_r>() || op.isa<isl::ast_expr_op_zdiv_r>()) return bin(BinOp::Mod);
+  if (op.isa<isl::ast_expr_op_minus>()) return build::unary(compute::UnOp::Neg, arg(0));
+  if (op.isa<isl::ast_expr_op_min>()) return fold([](LExprPtr x, LExprPtr y) { return build::min(x, y); });
+  if (op.isa<isl::ast_expr_op_max>()) return fold([](LExprPtr x, LExprPtr y) { return build::max(x, y); });
+  if (op.isa<isl::ast_expr_op_and>() || op.isa<isl::ast_expr_op_and_then>()) return bin(BinOp::And);
+  if (op.isa<isl::ast_expr_op_or>() || op.isa<isl::ast_expr_op_or_else>()) return bin(BinOp::Or);
+  if (op.isa<isl::ast_expr_op_eq>()) return bin(BinOp::Eq);
+  if (op.isa<isl::ast_expr_op_le>()) return bin(BinOp::Le);
+  if (op.isa<isl::ast_expr_op_lt>()) return bin(BinOp::Lt);
+  if (op.isa<isl::ast_expr_op_ge>()) return bin(BinOp::Ge);
+  if (op.isa<isl::ast_expr_op_gt>()) return bin(BinOp::Gt);
+  if (op.isa<isl::ast_expr_op_cond>() || op.isa<isl::ast_expr_op_select>())
+    return build::select(arg(0), arg(1), arg(2));
+  ATOLL_ASSERT(false, "unsupported isl AST expression " + e.to_C_str());
+  return nullptr;
+}
+
+namespace {
+
 class Converter {
 public:
   Converter(const Scop &scop, const std::vector<LoopInfo> &loops, const AstOptions &o,
@@ -101,7 +141,11 @@ public:
       LStmtPtr inner = node(m.node(), inside_parallel);
       // The schedule tree's "unroll" mark (transforms/schedule/tile_for_cpu) asks
       // for the loops of the band below it to be unrolled.
-      return m.id().name() == mark::kUnroll && opts_.unroll ? with_mark(inner, mark::kUnroll) : inner;
+      if (m.id().name() == mark::kUnroll) return opts_.unroll ? with_mark(inner, mark::kUnroll) : inner;
+      // GPU mapping marks (transforms/schedule/map_to_gpu) stay on the loop
+      // of the one-member band below them.
+      const std::string name = m.id().name();
+      return parse_gpu_mark(name) ? with_mark(inner, name.c_str()) : inner;
     }
     if (n.isa<isl::ast_node_user>()) return statement(n.as<isl::ast_node_user>().expr());
     ATOLL_ASSERT(false, "unknown isl AST node kind");
@@ -241,6 +285,9 @@ private:
   static LStmtPtr with_mark(const LStmtPtr &s, const char *m) {
     switch (s->kind) {
     case LStmtKind::For: {
+      // A GPU mark belongs to the loop of its own band; where isl made no
+      // loop (one value), the mark stops at the loop that has one already.
+      if (parse_gpu_mark(m) && gpu_mark_of(*s)) return s;
       std::set<std::string> marks = s->marks;
       marks.insert(m);
       return build::loop(s->iterator, s->init, s->cond, s->step, s->body.front(), marks);
@@ -344,36 +391,7 @@ private:
   }
 
   LExprPtr expr(const isl::ast_expr &e) {
-    if (e.isa<isl::ast_expr_id>()) return build::var(avoid_array_names(e.as<isl::ast_expr_id>().id().name()));
-    if (e.isa<isl::ast_expr_int>()) return build::integer(e.as<isl::ast_expr_int>().val().get_num_si());
-    auto op = e.as<isl::ast_expr_op>();
-    auto arg = [&](int i) { return expr(op.arg(i)); };
-    auto fold = [&](auto f) {
-      LExprPtr r = arg(0);
-      for (unsigned i = 1; i < op.n_arg(); ++i) r = f(r, arg(i));
-      return r;
-    };
-    auto bin = [&](BinOp b) { return fold([&](LExprPtr x, LExprPtr y) { return build::binary(b, x, y); }); };
-    if (op.isa<isl::ast_expr_op_add>()) return bin(BinOp::Add);
-    if (op.isa<isl::ast_expr_op_sub>()) return bin(BinOp::Sub);
-    if (op.isa<isl::ast_expr_op_mul>()) return bin(BinOp::Mul);
-    if (op.isa<isl::ast_expr_op_div>() || op.isa<isl::ast_expr_op_fdiv_q>() || op.isa<isl::ast_expr_op_pdiv_q>())
-      return bin(BinOp::Div);
-    if (op.isa<isl::ast_expr_op_pdiv_r>() || op.isa<isl::ast_expr_op_zdiv_r>()) return bin(BinOp::Mod);
-    if (op.isa<isl::ast_expr_op_minus>()) return build::unary(compute::UnOp::Neg, arg(0));
-    if (op.isa<isl::ast_expr_op_min>()) return fold([](LExprPtr x, LExprPtr y) { return build::min(x, y); });
-    if (op.isa<isl::ast_expr_op_max>()) return fold([](LExprPtr x, LExprPtr y) { return build::max(x, y); });
-    if (op.isa<isl::ast_expr_op_and>() || op.isa<isl::ast_expr_op_and_then>()) return bin(BinOp::And);
-    if (op.isa<isl::ast_expr_op_or>() || op.isa<isl::ast_expr_op_or_else>()) return bin(BinOp::Or);
-    if (op.isa<isl::ast_expr_op_eq>()) return bin(BinOp::Eq);
-    if (op.isa<isl::ast_expr_op_le>()) return bin(BinOp::Le);
-    if (op.isa<isl::ast_expr_op_lt>()) return bin(BinOp::Lt);
-    if (op.isa<isl::ast_expr_op_ge>()) return bin(BinOp::Ge);
-    if (op.isa<isl::ast_expr_op_gt>()) return bin(BinOp::Gt);
-    if (op.isa<isl::ast_expr_op_cond>() || op.isa<isl::ast_expr_op_select>())
-      return build::select(arg(0), arg(1), arg(2));
-    ATOLL_ASSERT(false, "unsupported isl AST expression " + e.to_C_str());
-    return nullptr;
+    return index_expr_from_isl(e, [this](const std::string &n) { return avoid_array_names(n); });
   }
 
   // ---- statement bodies -------------------------------------------------

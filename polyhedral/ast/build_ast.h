@@ -8,6 +8,7 @@
 
 #include <isl/cpp.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,11 @@ struct AstOptions {
 /// mark::kParallel (outermost such loop of a nest only); innermost ones
 /// with stride-1 writes mark::kVector; loops carrying only reduction
 /// dependences mark::kReduction.
+/// An isl AST expression of loop iterators and parameters (a bound, a
+/// condition, a size) as an Index expression; `rename` maps identifiers.
+LExprPtr index_expr_from_isl(const isl::ast_expr &e,
+                             const std::function<std::string(const std::string &)> &rename = nullptr);
+
 LKernel build_ast(const Scop &scop, const Dependences &deps, const isl::schedule &schedule,
                   const AstOptions &options = {});
 

@@ -322,3 +322,11 @@ LStmtPtr copy_loop_ast(const LStmtPtr &s, const std::function<void(LExpr &)> &ex
 }
 
 }  // namespace atl::poly
+
+namespace atl::poly {
+
+std::string print_loop_expr(const LExpr &e) { return expr_text(e); }
+
+void print_loop_stmt(std::ostream &os, const LStmt &s, int depth) { stmt_text(os, s, depth); }
+
+}  // namespace atl::poly

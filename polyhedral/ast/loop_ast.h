@@ -126,6 +126,11 @@ struct LKernel {
 /// (explain --stage ast).
 void print_loop_ast(std::ostream &os, const LKernel &kernel);
 
+/// One expression as print_loop_ast writes it ("min(N - 1, c0 + 31)").
+std::string print_loop_expr(const LExpr &e);
+/// One statement as print_loop_ast writes it, indented `depth` levels.
+void print_loop_stmt(std::ostream &os, const LStmt &s, int depth);
+
 /// True when `a` and `b` are the same expression (kind, type, operator,
 /// constant, name and operands).
 bool same_expr(const LExpr &a, const LExpr &b);

@@ -5,6 +5,7 @@
 #include "polyhedral/ast/build_ast.h"
 #include "polyhedral/transforms/ast/contract_arrays.h"
 #include "polyhedral/transforms/ast/reuse_temporaries.h"
+#include "polyhedral/transforms/ast/split_launches.h"
 #include "polyhedral/transforms/ast/specialize_remainders.h"
 #include "polyhedral/transforms/ast/version_guards.h"
 
@@ -100,6 +101,25 @@ const Pass reuse_temporaries = {
       out.changed = true;
       out.stats["temporaries_reused"] = static_cast<long>(u.reused.size());
       out.stats["reused_bytes_saved"] = static_cast<long>(u.bytes_saved);
+      return out;
+    }};
+
+}  // namespace atl::poly::passes
+
+namespace atl::poly::passes {
+
+const Pass split_launches = {
+    "split_launches", Level::Ast, "the GPU kernel as launches, each with its grid and block",
+    [](const ClusterState &s) { return s.options.gpu.has_value(); },
+    [](ClusterState &s, int) {
+      PassOutcome out;
+      s.gpu = poly::split_launches(s.kernel, s.gpu_mappings);
+      s.has_gpu = true;
+      out.changed = true;
+      long mapped = 0;
+      for (const GpuLaunch &l : s.gpu.launches) mapped += l.mapped;
+      out.stats["gpu_launches"] = static_cast<long>(s.gpu.launches.size());
+      out.stats["gpu_launches_one_thread"] = static_cast<long>(s.gpu.launches.size()) - mapped;
       return out;
     }};
 

@@ -65,6 +65,7 @@ std::string print_level(const ClusterState &state, Level level) {
     case Level::Ast:
       if (!state.has_kernel) return "(no loop AST yet)\n";
       print_loop_ast(os, state.kernel);
+      if (state.has_gpu) print_gpu_program(os, state.kernel, state.gpu);
       break;
   }
   return os.str();

@@ -4,12 +4,14 @@
 #pragma once
 
 #include "polyhedral/ast/build_ast.h"
+#include "polyhedral/ast/gpu_launches.h"
 #include "polyhedral/ast/loop_ast.h"
 #include "polyhedral/deps/dependences.h"
 #include "polyhedral/pipeline/pass.h"
 #include "polyhedral/pipeline/poly_options.h"
 #include "polyhedral/scop/scop.h"
 #include "polyhedral/transforms/schedule/gemm_tiling.h"
+#include "polyhedral/transforms/schedule/map_to_gpu.h"
 
 #include "graph/ir/graph.h"
 
@@ -52,10 +54,15 @@ struct ClusterState {
   /// as a given tree, so `schedule` stays the tree without them.
   std::optional<isl::schedule> packed;
   std::vector<PackedRead> packs;
+  /// GPU targets: the bands map_to_gpu mapped to blocks and threads.
+  std::vector<GpuMapping> gpu_mappings;
 
   // AST level.
   LKernel kernel;
   bool has_kernel = false;
+  /// GPU targets: the kernel as launches (split_launches).
+  GpuProgram gpu;
+  bool has_gpu = false;
 
   /// The schedule tree's part of the state, which a schedule-level pass may
   /// change and the runner restores when it rejects the pass. (The state

@@ -26,6 +26,7 @@ extern const Pass tile_window_for_cpu;     ///< window reductions (depthwise con
 extern const Pass interleave_rows;         ///< short row-wise kernels: rows side by side
 extern const Pass tile_transpose;          ///< transposes in square blocks
 extern const Pass pack_tiles;              ///< GEMM operand panels copied into local buffers
+extern const Pass map_to_gpu;              ///< outermost parallel bands to GPU blocks and threads
 
 // AST level.
 extern const Pass build_ast;               ///< isl's AST as Atoll's loop AST, with marks
@@ -33,5 +34,6 @@ extern const Pass version_guards;          ///< register tiles without padding g
 extern const Pass specialize_remainders;   ///< remainder tiles of run-time size as straight-line copies
 extern const Pass contract_arrays;         ///< temporaries used within one iteration made local
 extern const Pass reuse_temporaries;       ///< temporaries stored in their elementwise reader's output
+extern const Pass split_launches;          ///< the GPU kernel as launches with grid and block sizes
 
 }  // namespace atl::poly::passes

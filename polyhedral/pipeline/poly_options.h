@@ -4,7 +4,9 @@
 #pragma once
 
 #include "polyhedral/target/cpu_target.h"
+#include "polyhedral/target/gpu_target.h"
 
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -58,6 +60,8 @@ struct PolyOptions {
   bool tile_hint = false;
   bool unroll_loops = true;  ///< false (`unroll: false`): no loop is unrolled (window taps, register tiles)
   CpuTarget target = host_target();  ///< caches, vector width, cores (tests override)
+  /// A GPU target: the cluster goes through the GPU table (gpu_pipeline.h).
+  std::optional<GpuTarget> gpu;
   /// Passes whose output is kept as text (ClusterResult::printed): pass
   /// names of the target's table, or "all" (explain --stage, --print-after).
   std::set<std::string> print_after;

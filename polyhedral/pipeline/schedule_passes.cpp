@@ -8,6 +8,7 @@
 #include "polyhedral/schedule/schedule.h"
 #include "polyhedral/transforms/schedule/fuse_sibling_bands.h"
 #include "polyhedral/transforms/schedule/interleave_rows.h"
+#include "polyhedral/transforms/schedule/map_to_gpu.h"
 #include "polyhedral/transforms/schedule/pack_tiles.h"
 #include "polyhedral/transforms/schedule/tile_for_cpu.h"
 #include "polyhedral/transforms/schedule/tile_transpose.h"
@@ -231,5 +232,31 @@ const Pass pack_tiles = {
       s.packed = p.schedule;
       return out;
     }};
+
+}  // namespace atl::poly::passes
+
+namespace atl::poly::passes {
+
+// GPU targets: each outermost band with a parallel member becomes a kernel
+// whose tile loops run across blocks and point loops across threads. The
+// tree is checked against the dependences like any tiling.
+const Pass map_to_gpu = {
+    "map_to_gpu", Level::Schedule, "outermost parallel bands tiled onto GPU blocks and threads",
+    [](const ClusterState &s) { return s.options.gpu.has_value(); },
+    [](ClusterState &s, int) {
+      PassOutcome out;
+      GpuMapResult m = poly::map_to_gpu(s.schedule, s.deps.all(), *s.options.gpu);
+      s.gpu_mappings = m.kernels;
+      if (m.kernels.empty()) {
+        out.note = "no outermost band has a parallel member: the cluster runs on one thread";
+        return out;
+      }
+      s.schedule = m.schedule;
+      out.changed = true;
+      out.stats["bands_mapped_to_gpu"] = static_cast<long>(m.kernels.size());
+      if (m.unmapped) out.stats["bands_on_one_thread"] = m.unmapped;
+      return out;
+    },
+    true};
 
 }  // namespace atl::poly::passes

@@ -7,4 +7,5 @@ target_sources(atoll_poly PRIVATE
   pipeline/schedule_passes.cpp
   pipeline/ast_passes.cpp
   pipeline/cpu_pipeline.cpp
+  pipeline/gpu_pipeline.cpp
 )

@@ -45,7 +45,7 @@ checked against the reference interpreter (oracle definition-vs-reference).
 options beyond cli.md: --scheduler isl|pluto|feautrier (compile, run, explain) overrides
 every graph's `scheduler` hint.
 
-targets: cpu (default), cpu-c, cuda[:sm_XX], npu[:PROFILE_OR_FILE.json]
+targets: cpu (default), cpu-c, cuda[:sm_XX], opencl, npu[:PROFILE_OR_FILE.json]
 stages:  graph, clusters (text or --format dot), every pass of the target's pipeline
          (explain --list-stages), and the aliases scop, deps, schedule, ast (the IR
          each level ends with), llvm, c
@@ -189,9 +189,9 @@ Args parse_args(int argc, char **argv) {
   if (a.definitions && a.bench) throw UsageError{"--verify-definitions generates no code, so there is nothing to --bench"};
   if (!a.print_after.empty() && a.command == "explain" && !a.stage.empty() && !is_pass(a.stage))
     throw UsageError{"--print-after goes with --stage PASS or alone, not with --stage " + a.stage};
-  static const std::regex target_syntax(R"((cpu|cpu-c|cuda(:sm_[0-9]+)?|npu(:.+)?))");
+  static const std::regex target_syntax(R"((cpu|cpu-c|cuda(:sm_[0-9]+)?|opencl|npu(:.+)?))");
   if (!std::regex_match(a.target, target_syntax))
-    throw UsageError{"unknown target '" + a.target + "' (expected cpu, cpu-c, cuda[:sm_XX], npu[:PROFILE_OR_FILE.json])"};
+    throw UsageError{"unknown target '" + a.target + "' (expected cpu, cpu-c, cuda[:sm_XX], opencl, npu[:PROFILE_OR_FILE.json])"};
   if (a.command == "explain" && (a.graph.empty() || (a.stage.empty() && a.print_after.empty())))
     throw UsageError{"explain needs --graph NAME and --stage STAGE (or --print-after PASSES)"};
   return a;

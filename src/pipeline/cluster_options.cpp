@@ -1,6 +1,8 @@
 // Polyhedral options of one cluster from the graph's schedule hints.
 #include "src/pipeline/compile_graph.h"
 
+#include "polyhedral/target/gpu_target.h"
+
 namespace atl {
 
 namespace {
@@ -18,6 +20,7 @@ poly::PolyOptions cluster_options(const Graph &graph, const std::string &cluster
   const ScheduleHints &h = graph.schedule;
   poly::PolyOptions o;
   o.print_after = options.print_after;
+  if (poly::is_gpu_target(options.target)) o.gpu = poly::gpu_target(options.target);
   o.scheduler = !options.scheduler.empty() ? options.scheduler : !h.scheduler.empty() ? h.scheduler : "isl";
   if (h.vectorize) o.vectorize = *h.vectorize;
   if (h.parallel) o.parallel = *h.parallel;

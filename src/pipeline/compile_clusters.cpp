@@ -6,6 +6,9 @@
 #include "src/pipeline/compile_graph.h"
 
 #include "backends/cpu/cpu_backend.h"
+#include "backends/gpu/emit_gpu.h"
+#include "backends/gpu/opencl_runtime.h"
+#include "polyhedral/target/gpu_target.h"
 
 #include <chrono>
 #include <map>
@@ -168,10 +171,28 @@ const PassTable<GraphCompileState> kGraphStages = {
        s.scheduled.layouts = std::move(layouts);
        return changed;
      }},
-    {"codegen", "code", "callable code from the loop ASTs: the LLVM JIT (cpu) or C built and loaded (cpu-c)",
+    {"codegen", "code",
+     "callable code from the loop ASTs: the LLVM JIT (cpu), C built and loaded (cpu-c), OpenCL C built for the first "
+     "OpenCL device (opencl, and cuda's OpenCL twin where no CUDA device runs it)",
      [](const GraphCompileState &s) { return s.options.executable; },
      [](GraphCompileState &s) {
        auto tc = Clock::now();
+       if (poly::is_gpu_target(s.options.target)) {
+         std::vector<gpu::GpuKernelSource> sources;
+         for (const auto &c : s.scheduled.clusters) sources.push_back({&c.kernel, &c.gpu});
+         auto program = std::make_shared<gpu::OpenClProgram>(gpu::emit_gpu(sources, poly::GpuDialect::OpenCL));
+         for (const auto &c : s.scheduled.clusters) {
+           auto k = std::make_shared<const poly::LKernel>(c.kernel);
+           auto g = std::make_shared<const poly::GpuProgram>(c.gpu);
+           s.functions.push_back([program, k, g](void **arrays, const std::int64_t *params) {
+             program->run(*k, *g, arrays, params);
+           });
+         }
+         s.keep_alive = program;
+         double ms = ms_since(tc);
+         s.scheduled.stage_ms["codegen"] += ms;
+         return true;
+       }
        std::vector<poly::LKernel> kernels;
        for (const auto &c : s.scheduled.clusters) kernels.push_back(c.kernel);
        std::shared_ptr<cpu::CpuExecutable> exe =
@@ -210,7 +231,7 @@ ScheduledGraph schedule_graph(const Graph &graph, const CompileOptions &options)
 
 CompiledGraph compile_graph(const Graph &graph, const CompileOptions &options) {
   auto t0 = Clock::now();
-  if (options.target != "cpu" && options.target != "cpu-c")
+  if (options.target != "cpu" && options.target != "cpu-c" && !poly::is_gpu_target(options.target))
     throw UserError("target " + options.target + ": code generation is not available yet");
   GraphCompileState s{graph, options, {}, {}, {}, {}};
   run_stages(s, "");

@@ -5,7 +5,10 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/runtime/parallel_for.h"
+#include "backends/gpu/emit_gpu.h"
+#include "backends/gpu/nvrtc.h"
 #include "backends/npu/target.h"
+#include "polyhedral/target/gpu_target.h"
 #include "src/pipeline/compile_graph.h"
 #include "graph/passes/check_constant_indices.h"
 #include "src/runtime/init_data.h"
@@ -292,6 +295,103 @@ std::string c_identifier(const std::string &name) {
 }
 
 /// Writes the graph's code into the output directory. Kernels are named
+/// Writes `text` to `path` through a temporary file and a rename.
+void write_file_atomically(const std::string &path, const std::string &text) {
+  {
+    std::ofstream f(path + ".tmp", std::ios::binary);
+    f << text;
+    if (!f) throw UserError("cannot write '" + path + "'");
+  }
+  std::filesystem::rename(path + ".tmp", path);
+}
+
+/// `compile --target cuda|opencl`: GRAPH.cu or GRAPH.cl, and the manifest
+/// GRAPH_gpu.json (per kernel its arrays, parameters and launches with
+/// grid expressions and block sizes; for cuda, where NVRTC is present,
+/// ptxas's report per launch and GRAPH.cubin for the target's architecture).
+std::vector<std::string> write_gpu_files(const std::string &graph_name, const CompiledGraph &compiled,
+                                         const PipelineOptions &o, const std::string &symbol_prefix) {
+  const poly::GpuTarget target = poly::gpu_target(o.target);
+  const bool cuda = target.dialect == poly::GpuDialect::Cuda;
+  std::vector<poly::LKernel> kernels;
+  std::vector<poly::GpuProgram> programs;
+  for (const auto &c : compiled.clusters) {
+    kernels.push_back(c.kernel);
+    kernels.back().name = symbol_prefix + c.kernel.name;
+    programs.push_back(c.gpu);
+    for (poly::GpuLaunch &l : programs.back().launches) l.name = symbol_prefix + l.name;
+  }
+  std::vector<gpu::GpuKernelSource> sources;
+  for (std::size_t i = 0; i < kernels.size(); ++i) sources.push_back({&kernels[i], &programs[i]});
+  const std::string source = gpu::emit_gpu(sources, target.dialect);
+  const std::filesystem::path dir(o.out_dir);
+  const std::string src_name = graph_name + (cuda ? ".cu" : ".cl");
+  std::vector<std::string> files = {src_name};
+  write_file_atomically((dir / src_name).string(), source);
+  std::optional<gpu::NvrtcResult> nvrtc;
+  if (cuda && gpu::nvrtc_available()) {
+    nvrtc = gpu::compile_cuda(source, src_name, target.sm);
+    write_file_atomically((dir / (graph_name + ".cubin")).string(), nvrtc->cubin);
+    files.push_back(graph_name + ".cubin");
+  }
+  nlohmann::ordered_json m;
+  m["graph"] = graph_name;
+  m["target"] = o.target;
+  m["dialect"] = cuda ? "cuda" : "opencl";
+  m["source"] = src_name;
+  if (cuda) m["sm"] = target.sm;
+  if (nvrtc) {
+    m["cubin"] = graph_name + ".cubin";
+    m["nvrtc"] = std::to_string(nvrtc->version_major) + "." + std::to_string(nvrtc->version_minor);
+  } else if (cuda) {
+    m["cubin"] = nullptr;
+    m["nvrtc"] = "not found: no cubin written";
+  }
+  m["kernels"] = nlohmann::ordered_json::array();
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    const poly::LKernel &k = kernels[i];
+    nlohmann::ordered_json jk;
+    jk["name"] = k.name;
+    jk["arrays"] = nlohmann::ordered_json::array();
+    for (const poly::LArray &a : k.arrays) {
+      const char *role = a.role == poly::LArray::Role::Input ? "input"
+                         : a.role == poly::LArray::Role::Output ? "output"
+                                                                : "temporary";
+      nlohmann::ordered_json shape = nlohmann::ordered_json::array();
+      for (const Dim &d : a.shape) shape.push_back(d.is_symbolic() ? nlohmann::ordered_json(d.symbol) : nlohmann::ordered_json(d.value));
+      jk["arrays"].push_back({{"name", a.name}, {"dtype", dtype_name(a.dtype)}, {"shape", shape}, {"role", role}});
+    }
+    jk["params"] = k.params;
+    jk["launches"] = nlohmann::ordered_json::array();
+    for (const poly::GpuLaunch &l : programs[i].launches) {
+      nlohmann::ordered_json jl;
+      jl["name"] = l.name;
+      nlohmann::ordered_json grid = nlohmann::ordered_json::array();
+      for (const poly::LExprPtr &g : l.grid) {
+        if (g && g->kind == poly::LExprKind::Int) grid.push_back(g->ival);
+        else grid.push_back(g ? poly::print_loop_expr(*g) : std::string("1"));
+      }
+      jl["grid"] = grid;
+      jl["block"] = {l.block[0], l.block[1], l.block[2]};
+      jl["one_thread"] = !l.mapped;
+      if (nvrtc) {
+        auto it = nvrtc->kernels.find(l.name);
+        if (it != nvrtc->kernels.end())
+          jl["ptxas"] = {{"registers", it->second.registers},
+                         {"shared_bytes", it->second.shared_bytes},
+                         {"stack_bytes", it->second.stack_bytes},
+                         {"spill_store_bytes", it->second.spill_store_bytes},
+                         {"spill_load_bytes", it->second.spill_load_bytes}};
+      }
+      jk["launches"].push_back(jl);
+    }
+    m["kernels"].push_back(jk);
+  }
+  write_file_atomically((dir / (graph_name + "_gpu.json")).string(), m.dump(2) + "\n");
+  files.push_back(graph_name + "_gpu.json");
+  return files;
+}
+
 /// `symbol_prefix` + their cluster's kernel name, so that the objects of a
 /// batch's graphs link together.
 double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphRun &r,
@@ -304,7 +404,9 @@ double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const 
   }
   std::filesystem::create_directories(o.out_dir);
   std::vector<std::string> files;
-  if (o.target == "cpu") {
+  if (poly::is_gpu_target(o.target)) {
+    files = write_gpu_files(graph.name, compiled, o, symbol_prefix);
+  } else if (o.target == "cpu") {
     std::string base = (std::filesystem::path(o.out_dir) / graph.name).string();
     cpu::write_object(kernels, base + ".o.tmp", base + ".h.tmp");
     std::filesystem::rename(base + ".o.tmp", base + ".o");
@@ -533,17 +635,22 @@ std::size_t compile_threads(std::size_t graphs) {
 
 }  // namespace
 
-bool codegen_available(const std::string &target) { return target == "cpu" || target == "cpu-c"; }
+bool codegen_available(const std::string &target) {
+  return target == "cpu" || target == "cpu-c" || poly::is_gpu_target(target);
+}
 
 void check_target(const std::string &target) {
-  static const std::regex cuda(R"(cuda(:sm_[0-9]+)?)");
-  if (target == "cpu" || target == "cpu-c" || std::regex_match(target, cuda)) return;
+  if (target == "cpu" || target == "cpu-c") return;
+  if (poly::is_gpu_target(target)) {
+    (void)poly::gpu_target(target);  // the architecture is one CUDA 13 compiles for
+    return;
+  }
   if (target == "npu" || target.rfind("npu:", 0) == 0) {
     // Parses and validates the NPU target description (profile name or FILE.json).
     (void)npu::load_target(target == "npu" ? std::string() : target.substr(4));
     return;
   }
-  throw UserError("unknown target '" + target + "' (expected cpu, cpu-c, cuda[:sm_XX], npu[:PROFILE_OR_FILE.json])");
+  throw UserError("unknown target '" + target + "' (expected cpu, cpu-c, cuda[:sm_XX], opencl, npu[:PROFILE_OR_FILE.json])");
 }
 
 int BatchRun::exit_status() const { return exit_status_of(error, graphs); }

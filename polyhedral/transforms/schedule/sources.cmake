@@ -5,6 +5,7 @@ target_sources(atoll_poly PRIVATE
   transforms/schedule/fuse_sibling_bands.cpp
   transforms/schedule/gemm_tile_sizes.cpp
   transforms/schedule/interleave_rows.cpp
+  transforms/schedule/map_to_gpu.cpp
   transforms/schedule/pack_tiles.cpp
   transforms/schedule/permute_band.cpp
   transforms/schedule/tile_bands.cpp

@@ -1,0 +1,202 @@
+// Outermost bands -> block and thread marks over one-member tile and point
+// bands (see map_to_gpu.h).
+#include "polyhedral/transforms/schedule/map_to_gpu.h"
+
+#include "polyhedral/ast/gpu_launches.h"
+#include "polyhedral/transforms/schedule/tile_bands.h"
+
+#include <atoll/diagnostics.h>
+
+#include <isl/aff.h>
+#include <isl/id.h>
+#include <isl/map.h>
+#include <isl/schedule_node.h>
+#include <isl/set.h>
+#include <isl/union_map.h>
+
+#include <algorithm>
+
+namespace atl::poly {
+
+namespace {
+
+bool is_outermost(const isl::schedule_node &band) {
+  for (isl::schedule_node n = band; n.has_parent();) {
+    n = n.parent();
+    if (n.isa<isl::schedule_node_band>()) return false;
+  }
+  return true;
+}
+
+long pow2_at_least(long n) {
+  long p = 1;
+  while (p < n) p *= 2;
+  return p;
+}
+
+/// floor(f / size) on every piece of f.
+isl::union_pw_aff floor_div(const isl::union_pw_aff &f, long size) {
+  isl::union_pw_aff out = isl::manage(isl_union_pw_aff_empty(f.space().release()));
+  isl::pw_multi_aff_list pieces = f.pw_multi_aff_list();
+  for (int k = 0, n = static_cast<int>(pieces.size()); k < n; ++k)
+    out = out.union_add(isl::union_pw_aff(pieces.at(k).at(0).scale_down(isl::val(f.ctx(), size)).floor()));
+  return out;
+}
+
+/// The number of values `f` takes on `domain`, as a function of the parameters.
+isl::pw_aff count_values(const isl::union_pw_aff &f, const isl::union_set &domain) {
+  isl::pw_multi_aff_list pieces = f.intersect_domain(domain).pw_multi_aff_list();
+  isl::set values;
+  for (int k = 0, n = static_cast<int>(pieces.size()); k < n; ++k) {
+    isl::set v = isl::manage(isl_map_from_pw_aff(pieces.at(k).at(0).release())).range();
+    values = values.is_null() ? v : values.unite(v);
+  }
+  auto one_on = [&](isl::set where) {
+    return isl::manage(isl_pw_aff_val_on_domain(where.release(), isl::val(f.ctx(), 1).release()));
+  };
+  if (values.is_null() || values.is_empty()) return one_on(isl::set::universe(f.space().params()));
+  isl::pw_aff lo = isl::manage(isl_set_dim_min(values.copy(), 0));
+  isl::pw_aff hi = isl::manage(isl_set_dim_max(values.copy(), 0));
+  return hi.sub(lo).add(one_on(hi.domain())).coalesce();
+}
+
+isl::multi_union_pw_aff one_member(const isl::union_pw_aff &f) { return isl::multi_union_pw_aff(f); }
+
+BandSpec single(const isl::union_pw_aff &f, bool coincident) {
+  BandSpec b;
+  b.schedule = one_member(f);
+  b.permutable = true;
+  b.coincident = {coincident};
+  return b;
+}
+
+/// Per member of `band`: no dependence joins two instances with the same
+/// outer schedule and different values of the member.
+std::vector<bool> parallel_members(const isl::schedule_node_band &band, const isl::union_map &deps) {
+  isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
+  isl::union_map prefix = isl::manage(isl_schedule_node_get_prefix_schedule_union_map(band.get()));
+  isl::union_map d = deps.intersect_domain(domain).intersect_range(domain);
+  d = d.intersect(prefix.apply_range(prefix.reverse()));
+  std::vector<bool> out;
+  isl::multi_union_pw_aff partial = band.partial_schedule();
+  for (int m = 0, n = static_cast<int>(partial.size()); m < n; ++m) {
+    isl::union_map f = isl::union_map::from(isl::multi_union_pw_aff(partial.at(m))).intersect_domain(domain);
+    out.push_back(d.is_subset(f.apply_range(f.reverse())));
+  }
+  return out;
+}
+
+}  // namespace
+
+GpuMapResult map_to_gpu(const isl::schedule &schedule, const isl::union_map &deps, const GpuTarget &target) {
+  GpuMapResult r;
+  r.schedule = schedule;
+  std::vector<isl::schedule_node_band> bands = collect_bands(schedule);
+  std::vector<int> outer;
+  for (int p = 0; p < static_cast<int>(bands.size()); ++p)
+    if (is_outermost(bands[static_cast<std::size_t>(p)])) outer.push_back(p);
+  // Later positions first: replacing a band shifts the positions after it.
+  std::vector<GpuMapping> mapped;
+  for (auto it = outer.rbegin(); it != outer.rend(); ++it) {
+    const int kernel = static_cast<int>(outer.rend() - it) - 1;
+    isl::schedule_node_band band = collect_bands(r.schedule)[static_cast<std::size_t>(*it)];
+    BandSpec spec = band_spec(band);
+    const int n = static_cast<int>(spec.coincident.size());
+    spec.coincident = parallel_members(band, deps);
+    // Members in their new order: coincident ones first where the band is
+    // permutable (any order of a permutable band's members is legal), else
+    // the leading coincident members only.
+    std::vector<int> order;
+    int coincident = 0;
+    // A member no dependence crosses can move anywhere in its band.
+    {
+      for (int m = 0; m < n; ++m)
+        if (spec.coincident[static_cast<std::size_t>(m)]) order.push_back(m);
+      coincident = static_cast<int>(order.size());
+      for (int m = 0; m < n; ++m)
+        if (!spec.coincident[static_cast<std::size_t>(m)]) order.push_back(m);
+    }
+    if (coincident == 0 || spec.isolate) {
+      ++r.unmapped;
+      continue;
+    }
+    const int nmapped = std::min(coincident, 3), first = coincident - nmapped;
+    GpuMapping g;
+    g.kernel = kernel;
+    // Block sizes from the innermost member out: x takes what its extent
+    // allows of the block's threads, then y, then z.
+    long threads = target.block_threads;
+    isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
+    std::vector<BandSpec> out;
+    if (first > 0) {
+      BandSpec serial;
+      std::vector<isl::union_pw_aff> members;
+      for (int k = 0; k < first; ++k) members.push_back(spec.schedule.at(order[static_cast<std::size_t>(k)]));
+      isl::multi_union_pw_aff m(members.front());
+      for (std::size_t k = 1; k < members.size(); ++k) m = m.flat_range_product(isl::multi_union_pw_aff(members[k]));
+      serial.schedule = m;
+      serial.permutable = true;
+      serial.coincident.assign(static_cast<std::size_t>(first), true);
+      out.push_back(serial);
+    }
+    std::vector<BandSpec> tiles, points;
+    std::vector<std::string> tile_marks, point_marks;
+    std::array<long, 3> size = {1, 1, 1};
+    for (int k = coincident - 1, dim = 0; k >= first; --k, ++dim) {
+      long extent = member_extent(band, order[static_cast<std::size_t>(k)]);
+      g.extent[static_cast<std::size_t>(dim)] = extent;
+      long want = extent < 0 ? threads : pow2_at_least(std::max<long>(extent, 1));
+      long cap = dim == 2 ? std::min<long>(threads, target.max_block_z) : threads;
+      size[static_cast<std::size_t>(dim)] = std::max<long>(1, std::min(want, cap));
+      threads = std::max<long>(1, threads / size[static_cast<std::size_t>(dim)]);
+    }
+    for (int k = first; k < coincident; ++k) {
+      const int dim = coincident - 1 - k;
+      const long t = size[static_cast<std::size_t>(dim)];
+      isl::union_pw_aff f = spec.schedule.at(order[static_cast<std::size_t>(k)]);
+      isl::union_pw_aff tile = floor_div(f, t);
+      g.block[static_cast<std::size_t>(dim)] = static_cast<int>(t);
+      g.grid[static_cast<std::size_t>(dim)] = count_values(tile, domain);
+      tiles.push_back(single(tile, true));
+      points.push_back(single(f, true));
+      tile_marks.push_back(gpu_mark_name({false, dim, kernel}));
+      point_marks.push_back(gpu_mark_name({true, dim, kernel}));
+    }
+    for (const BandSpec &b : tiles) out.push_back(b);
+    for (const BandSpec &b : points) out.push_back(b);
+    if (coincident < n) {
+      BandSpec rest;
+      std::vector<isl::union_pw_aff> members;
+      for (int k = coincident; k < n; ++k) {
+        members.push_back(spec.schedule.at(order[static_cast<std::size_t>(k)]));
+        rest.coincident.push_back(spec.coincident[static_cast<std::size_t>(order[static_cast<std::size_t>(k)])]);
+      }
+      isl::multi_union_pw_aff m(members.front());
+      for (std::size_t k = 1; k < members.size(); ++k) m = m.flat_range_product(isl::multi_union_pw_aff(members[k]));
+      rest.schedule = m;
+      rest.permutable = spec.permutable;
+      out.push_back(rest);
+    }
+    try {
+      isl::schedule replaced = replace_band(r.schedule, *it, out);
+      // Marks above the tile and point bands (positions *it + (first > 0) ...).
+      const int base = *it + (first > 0 ? 1 : 0);
+      std::vector<std::string> marks = tile_marks;
+      marks.insert(marks.end(), point_marks.begin(), point_marks.end());
+      for (std::size_t k = 0; k < marks.size(); ++k) {
+        isl::schedule_node node = collect_bands(replaced)[static_cast<std::size_t>(base) + k];
+        // isl_id_alloc, not isl::id(ctx, text), which would parse the name.
+        isl::id id = isl::manage(isl_id_alloc(replaced.ctx().get(), marks[k].c_str(), nullptr));
+        replaced = node.insert_mark(id).schedule();
+      }
+      r.schedule = replaced;
+      mapped.push_back(g);
+    } catch (const UserError &) {
+      ++r.unmapped;  // an anchored subtree (an isolate option below): left as it is
+    }
+  }
+  r.kernels.assign(mapped.rbegin(), mapped.rend());
+  return r;
+}
+
+}  // namespace atl::poly
