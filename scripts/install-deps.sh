@@ -6,7 +6,11 @@ packages=(build-essential cmake ccache pkg-config
           libisl-dev libppl-dev libgmp-dev
           llvm-19-dev llvm-19-tools libzstd-dev libxml2-dev libz3-dev zlib1g-dev
           libboost-graph-dev nlohmann-json3-dev doctest-dev
-          clang-19)
+          clang-19
+          pocl-opencl-icd ocl-icd-libopencl1)
+# clang-19: Polly for the JSCoP tests. PoCL: an OpenCL platform on the CPU,
+# on which the GPU tests run --target opencl (Atoll loads libOpenCL.so.1 at
+# run time and builds without it).
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

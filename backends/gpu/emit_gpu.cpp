@@ -81,7 +81,7 @@ void print_launch(std::ostream &os, const poly::LKernel &k, const poly::GpuLaunc
   os << "/* launch " << l.name << " of kernel " << k.name << ": block (" << l.block[0] << ", " << l.block[1] << ", "
      << l.block[2] << ")" << (l.mapped ? "" : ", one thread (no parallel band)") << " */\n";
   if (d == GpuDialect::Cuda)
-    os << "extern \"C\" __global__ void __launch_bounds__(" << threads << ") " << l.name << "(";
+    os << "extern \"C\" __global__ void __launch_bounds__(" << threads << ", 1) " << l.name << "(";
   else
     os << "__kernel __attribute__((reqd_work_group_size(" << l.block[0] << ", " << l.block[1] << ", " << l.block[2]
        << "))) void " << l.name << "(";

@@ -11,7 +11,7 @@
 // grid and block, the sizes of each launch only spread the work.
 //
 // Per launch L of a cluster kernel K (polyhedral/ast/gpu_launches.h):
-//   CUDA:   extern "C" __global__ void __launch_bounds__(T) K_kI(float *__restrict__ Y, ..., int64_t N)
+//   CUDA:   extern "C" __global__ void __launch_bounds__(T, 1) K_kI(float *__restrict__ Y, ..., int64_t N)
 //   OpenCL: __kernel __attribute__((reqd_work_group_size(X, Y, Z))) void K_kI(__global float *restrict Y, ..., long N)
 #pragma once
 

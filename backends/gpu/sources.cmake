@@ -3,4 +3,5 @@ target_sources(atoll_backends PRIVATE
   gpu/emit_gpu.cpp
   gpu/nvrtc.cpp
   gpu/opencl_runtime.cpp
+  gpu/simt_check.cpp
 )

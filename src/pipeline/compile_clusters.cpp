@@ -8,8 +8,10 @@
 #include "backends/cpu/cpu_backend.h"
 #include "backends/gpu/emit_gpu.h"
 #include "backends/gpu/opencl_runtime.h"
+#include "backends/gpu/simt_check.h"
 #include "polyhedral/target/gpu_target.h"
 
+#include <atomic>
 #include <chrono>
 #include <map>
 #include <set>
@@ -181,10 +183,21 @@ const PassTable<GraphCompileState> kGraphStages = {
          std::vector<gpu::GpuKernelSource> sources;
          for (const auto &c : s.scheduled.clusters) sources.push_back({&c.kernel, &c.gpu});
          auto program = std::make_shared<gpu::OpenClProgram>(gpu::emit_gpu(sources, poly::GpuDialect::OpenCL));
+         const bool check = s.options.simt_check;
          for (const auto &c : s.scheduled.clusters) {
            auto k = std::make_shared<const poly::LKernel>(c.kernel);
            auto g = std::make_shared<const poly::GpuProgram>(c.gpu);
-           s.functions.push_back([program, k, g](void **arrays, const std::int64_t *params) {
+           auto checked = std::make_shared<std::atomic<bool>>(!check);
+           s.functions.push_back([program, k, g, checked](void **arrays, const std::int64_t *params) {
+             if (!checked->exchange(true)) {
+               gpu::SimtReport r = gpu::simt_check(*k, *g, params, 2'000'000);
+               if (!r.clean()) {
+                 std::string what;
+                 for (const std::string &p : r.problems) what += "\n  " + p;
+                 throw UserError("SIMT check of kernel " + k->name + ": " + std::to_string(r.races) + " races, " +
+                                 std::to_string(r.out_of_bounds) + " out-of-bounds accesses" + what);
+               }
+             }
              program->run(*k, *g, arrays, params);
            });
          }

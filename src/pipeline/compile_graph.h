@@ -31,6 +31,10 @@ struct CompileOptions {
   /// "cpu-c"). False: schedule and lower to loop ASTs only, for callers that
   /// write files from them (`atoll compile` without --verify or --bench).
   bool executable = true;
+  /// GPU targets: before its first run, each kernel's launches go through
+  /// the SIMT checker (backends/gpu/simt_check.h) at the run's shapes, up to
+  /// a budget of accesses; a race or an out-of-bounds access fails the graph.
+  bool simt_check = false;
   /// Passes whose IR is kept after they run (poly::PolyOptions::print_after).
   std::set<std::string> print_after;
 };

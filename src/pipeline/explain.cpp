@@ -5,7 +5,10 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "graph/fusion/print_clusters.h"
+#include "backends/gpu/emit_gpu.h"
 #include "polyhedral/pipeline/cpu_pipeline.h"
+#include "polyhedral/pipeline/gpu_pipeline.h"
+#include "polyhedral/target/gpu_target.h"
 #include "src/pipeline/compile_graph.h"
 #include "src/pipeline/pipeline.h"
 
@@ -83,6 +86,11 @@ void print_polyhedral_parts(std::ostream &os, const Graph &graph, const ExplainO
   }
 }
 
+/// The pass table of a target: the GPU one for cuda and opencl, else the CPU one.
+const poly::PassTable &table_for(const std::string &target) {
+  return poly::is_gpu_target(target) ? poly::gpu_pipeline() : poly::cpu_pipeline();
+}
+
 /// Whether `target` has the passes of `level` (a target without code
 /// generation has the SCoP and its dependences only).
 bool target_has_level(const std::string &target, poly::Level level) {
@@ -101,7 +109,7 @@ void list_stages_to(std::ostream &os, const std::string &target) {
   line("graph", "graph", "the graph as given, then as simplified (graph/passes)");
   line("clusters", "graph", "the operators fused into clusters, one kernel each (graph/fusion)");
   bool cut = false;
-  for (const poly::Pass &p : poly::cpu_pipeline()) {
+  for (const poly::Pass &p : table_for(target)) {
     if (!target_has_level(target, p.level)) {
       cut = true;
       continue;
@@ -111,6 +119,9 @@ void list_stages_to(std::ostream &os, const std::string &target) {
   if (cut) {
     os << "# target " << target << ": code generation is not available yet; the passes after dependences "
               << "do not run for it\n";
+  } else if (poly::is_gpu_target(target)) {
+    line("cuda", "code", "CUDA C++ of the launches (target cuda)");
+    line("opencl", "code", "OpenCL C of the launches (target opencl, and cuda's OpenCL twin)");
   } else {
     line("llvm", "code", "LLVM IR of the kernels (target cpu)");
     line("c", "code", "C of the kernels (target cpu-c)");
@@ -134,7 +145,7 @@ void list_stages_to(std::ostream &os, const std::string &target) {
 void explain_passes(std::ostream &os, const ExplainOptions &a, const Graph &graph, bool pass_stage) {
   std::set<std::string> wanted = a.print_after;
   if (pass_stage) wanted.insert(a.stage);
-  for (const poly::Pass &p : poly::cpu_pipeline())
+  for (const poly::Pass &p : table_for(a.target))
     if (wanted.count(p.name) && !target_has_level(a.target, p.level))
       throw UserError("target " + a.target + ": code generation is not available yet, so pass '" + p.name +
                       "' does not run for it (explain --list-stages --target " + a.target + ")");
@@ -153,8 +164,9 @@ void explain_passes(std::ostream &os, const ExplainOptions &a, const Graph &grap
 /// `graph` shows what compile and run compile: the graph as prepare_graph
 /// simplifies it, its clusters, each cluster through schedule_graph.
 void explain_to(std::ostream &os, const std::string &path, const ExplainOptions &a) {
-  static const std::vector<std::string> stages = {"graph", "clusters", "scop", "deps", "schedule", "ast", "llvm", "c"};
-  static const std::vector<std::string> later = {"cuda", "npu"};
+  static const std::vector<std::string> stages = {"graph", "clusters", "scop", "deps", "schedule", "ast",
+                                                  "llvm", "c", "cuda", "opencl"};
+  static const std::vector<std::string> later = {"npu"};
   check_target(a.target);
   Batch batch = read_batch_file(path);
   const BatchGraph *entry = nullptr;
@@ -166,7 +178,7 @@ void explain_to(std::ostream &os, const std::string &path, const ExplainOptions 
   if (!entry) throw UserError("unknown graph '" + a.graph + "'; the batch has: " + names);
   if (entry->error) throw *entry->error;
   const Graph &graph = *entry->graph;
-  const poly::PassTable &table = poly::cpu_pipeline();
+  const poly::PassTable &table = table_for(a.target);
   const bool pass_stage = !a.stage.empty() && poly::has_pass(table, a.stage);
   if (!a.stage.empty() && !pass_stage && std::find(stages.begin(), stages.end(), a.stage) == stages.end()) {
     std::string list;
@@ -220,10 +232,21 @@ void explain_to(std::ostream &os, const std::string &path, const ExplainOptions 
     throw UserError("target " + a.target + ": code generation is not available yet, so there is no '" + a.stage +
                     "' stage for it; available for this target: " + list);
   }
+  const bool gpu_stage = a.stage == "cuda" || a.stage == "opencl";
+  if (gpu_stage != poly::is_gpu_target(a.target) && (gpu_stage || a.stage == "llvm" || a.stage == "c"))
+    throw UserError("stage '" + a.stage + "' is code of " +
+                    (gpu_stage ? std::string("the GPU targets: give --target cuda or --target opencl")
+                               : "the CPU targets: for --target " + a.target + " the code stages are cuda and opencl"));
   CompileOptions co;
   co.target = a.target;
   co.scheduler = a.scheduler;
   ScheduledGraph scheduled = schedule_graph(graph, co);
+  if (gpu_stage) {
+    std::vector<gpu::GpuKernelSource> sources;
+    for (const auto &c : scheduled.clusters) sources.push_back({&c.kernel, &c.gpu});
+    os << gpu::emit_gpu(sources, a.stage == "cuda" ? poly::GpuDialect::Cuda : poly::GpuDialect::OpenCL);
+    return;
+  }
   std::vector<poly::LKernel> kernels;
   for (const auto &c : scheduled.clusters) kernels.push_back(c.kernel);
   if (a.stage == "llvm") {
@@ -242,10 +265,11 @@ void explain_to(std::ostream &os, const std::string &path, const ExplainOptions 
 }  // namespace
 
 std::string explain_batch_file(const std::string &path, const ExplainOptions &options) {
-  if (!options.print_after.empty() && !options.stage.empty() && !poly::has_pass(poly::cpu_pipeline(), options.stage))
+  const poly::PassTable &table = table_for(options.target);
+  if (!options.print_after.empty() && !options.stage.empty() && !poly::has_pass(table, options.stage))
     throw OptionError("--print-after goes with --stage PASS or alone, not with --stage " + options.stage);
   for (const std::string &name : options.print_after)
-    if (name != "all" && !poly::has_pass(poly::cpu_pipeline(), name))
+    if (name != "all" && !poly::has_pass(table, name))
       throw OptionError("--print-after: '" + name + "' is not a pass (explain --list-stages lists them)");
   if (options.format != "text" && options.format != "dot") throw OptionError("--format is text or dot");
   std::ostringstream os;

@@ -537,6 +537,7 @@ std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const Pipeli
   // from the loop ASTs and needs no in-memory build (JIT).
   const bool compile_only = o.mode == PipelineOptions::Mode::Compile && !o.verify && !o.bench;
   co.executable = !compile_only;
+  co.simt_check = o.verify;
   CompiledGraph compiled = compile_graph(graph, co);
   r.kernels = static_cast<int>(compiled.clusters.size());
   r.compile_ms = compiled.compile_ms;

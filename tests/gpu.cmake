@@ -1,0 +1,24 @@
+# The GPU targets without a GPU (label gpu): every sample and regression
+# batch verified through --target opencl on the machine's OpenCL platform
+# (PoCL), and compiled with NVRTC for sm_80 and sm_90 with clean ptxas
+# reports. Skipped (exit 77) where PoCL or NVRTC is missing. Paths relative to tests/.
+set(ATOLL_GPU_BATCHES
+  ${PROJECT_SOURCE_DIR}/samples/mlp.json
+  ${PROJECT_SOURCE_DIR}/samples/custom_compute.json
+  ${PROJECT_SOURCE_DIR}/samples/bert_encoder_layer.json
+  ${PROJECT_SOURCE_DIR}/samples/mobilenetv2_block.json
+  ${PROJECT_SOURCE_DIR}/samples/resnet50_bottleneck.json
+  ${CMAKE_CURRENT_SOURCE_DIR}/data/op_regressions.json
+  ${CMAKE_CURRENT_SOURCE_DIR}/data/random_graphs.json
+  ${CMAKE_CURRENT_SOURCE_DIR}/data/low_precision.json)
+foreach(batch ${ATOLL_GPU_BATCHES})
+  get_filename_component(name ${batch} NAME_WE)
+  add_test(NAME gpu.opencl.${name}
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/run_opencl.sh $<TARGET_FILE:atoll> ${batch})
+  set_tests_properties(gpu.opencl.${name} PROPERTIES LABELS "gpu;backends" SKIP_RETURN_CODE 77 TIMEOUT 600
+                       ENVIRONMENT "POCL_CACHE_DIR=${CMAKE_CURRENT_BINARY_DIR}/pocl-cache")
+  add_test(NAME gpu.nvrtc.${name}
+    COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/gpu/check_cuda.sh $<TARGET_FILE:atoll> ${batch}
+            ${CMAKE_CURRENT_BINARY_DIR}/gpu-work/${name})
+  set_tests_properties(gpu.nvrtc.${name} PROPERTIES LABELS "gpu;backends" SKIP_RETURN_CODE 77 TIMEOUT 600)
+endforeach()
