@@ -15,7 +15,9 @@ ctest --test-dir build -j"$jobs" --output-on-failure
 if [ "${ATOLL_SKIP_SANITIZERS:-0}" != 1 ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATOLL_SANITIZE=ON >/dev/null
   cmake --build build-asan -j"$jobs"
+  # LSan: PoCL's and NVRTC's libraries keep memory until exit (tests/gpu/lsan.supp).
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    LSAN_OPTIONS="suppressions=$PWD/tests/gpu/lsan.supp" \
     ctest --test-dir build-asan -j"$jobs" --output-on-failure ${ATOLL_SANITIZER_LABELS:+-L "$ATOLL_SANITIZER_LABELS"}
 fi
 echo "all tests passed"

@@ -29,6 +29,9 @@ struct GraphRun : GraphResult {
   /// the kernels (report.json `passes`: name, level, ms, how many kernels it
   /// changed, left unchanged, skipped or was rejected for, its statistics).
   nlohmann::json passes = nlohmann::json::array();
+  /// GPU targets, once run: where the launches ran and why not on CUDA
+  /// (report.json `gpu`).
+  std::optional<nlohmann::json> gpu;
 };
 
 struct BatchRun {

@@ -74,6 +74,7 @@ nlohmann::json report_json(const BatchRun &r) {
     } else if (r.bench) {
       j["bench"] = nullptr;
     }
+    if (g.gpu) j["gpu"] = *g.gpu;
     if (g.stats) j["stats"] = *g.stats;
     else if (r.stats) j["stats"] = nullptr;
     if (g.memory)

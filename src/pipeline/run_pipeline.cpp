@@ -5,7 +5,9 @@
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/runtime/parallel_for.h"
+#include "backends/gpu/cuda_driver.h"
 #include "backends/gpu/emit_gpu.h"
+#include "backends/gpu/opencl_runtime.h"
 #include "backends/gpu/nvrtc.h"
 #include "backends/npu/target.h"
 #include "polyhedral/target/gpu_target.h"
@@ -309,8 +311,10 @@ void write_file_atomically(const std::string &path, const std::string &text) {
 /// GRAPH_gpu.json (per kernel its arrays, parameters and launches with
 /// grid expressions and block sizes; for cuda, where NVRTC is present,
 /// ptxas's report per launch and GRAPH.cubin for the target's architecture).
+/// Times go to r.stage_ms: "emit_gpu" (printing) and "nvrtc".
 std::vector<std::string> write_gpu_files(const std::string &graph_name, const CompiledGraph &compiled,
-                                         const PipelineOptions &o, const std::string &symbol_prefix) {
+                                         const PipelineOptions &o, const std::string &symbol_prefix, GraphRun &r) {
+  auto t0 = Clock::now();
   const poly::GpuTarget target = poly::gpu_target(o.target);
   const bool cuda = target.dialect == poly::GpuDialect::Cuda;
   std::vector<poly::LKernel> kernels;
@@ -324,13 +328,16 @@ std::vector<std::string> write_gpu_files(const std::string &graph_name, const Co
   std::vector<gpu::GpuKernelSource> sources;
   for (std::size_t i = 0; i < kernels.size(); ++i) sources.push_back({&kernels[i], &programs[i]});
   const std::string source = gpu::emit_gpu(sources, target.dialect);
+  r.stage_ms["emit_gpu"] += ms_since(t0);
   const std::filesystem::path dir(o.out_dir);
   const std::string src_name = graph_name + (cuda ? ".cu" : ".cl");
   std::vector<std::string> files = {src_name};
   write_file_atomically((dir / src_name).string(), source);
   std::optional<gpu::NvrtcResult> nvrtc;
   if (cuda && gpu::nvrtc_available()) {
+    auto tn = Clock::now();
     nvrtc = gpu::compile_cuda(source, src_name, target.sm);
+    r.stage_ms["nvrtc"] += ms_since(tn);
     write_file_atomically((dir / (graph_name + ".cubin")).string(), nvrtc->cubin);
     files.push_back(graph_name + ".cubin");
   }
@@ -405,7 +412,7 @@ double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const 
   std::filesystem::create_directories(o.out_dir);
   std::vector<std::string> files;
   if (poly::is_gpu_target(o.target)) {
-    files = write_gpu_files(graph.name, compiled, o, symbol_prefix);
+    files = write_gpu_files(graph.name, compiled, o, symbol_prefix, r);
   } else if (o.target == "cpu") {
     std::string base = (std::filesystem::path(o.out_dir) / graph.name).string();
     cpu::write_object(kernels, base + ".o.tmp", base + ".h.tmp");
@@ -540,6 +547,17 @@ std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const Pipeli
   co.simt_check = o.verify;
   CompiledGraph compiled = compile_graph(graph, co);
   r.kernels = static_cast<int>(compiled.clusters.size());
+  if (co.executable && poly::is_gpu_target(o.target)) {
+    // The launches run as OpenCL C: for cuda that is its OpenCL twin (the
+    // CUDA launch path is not built), and the report says why.
+    nlohmann::json g = {{"runs_on", "opencl"}, {"opencl_device", gpu::opencl_device()}};
+    if (o.target != "opencl") {
+      const std::string problem = gpu::cuda_driver_problem();
+      g["cuda"] = problem.empty() ? "a CUDA device is present; Atoll's CUDA launch path is not built yet" : problem;
+      g["verified_through"] = "opencl twin";
+    }
+    r.gpu = g;
+  }
   r.compile_ms = compiled.compile_ms;
   r.fallbacks = compiled.fallbacks;
   for (const auto &[stage, ms] : compiled.stage_ms) r.stage_ms[stage] += ms;
