@@ -2,10 +2,10 @@
 # `atoll compile --target cuda:sm_XX` of a batch for sm_80 and sm_90: every
 # graph compiles, NVRTC builds every launch, and ptxas reports no stack frame
 # and no spills. Exit 77 (ctest: skipped) when NVRTC is not installed.
-# Usage: check_cuda.sh ATOLL BATCH.json WORKDIR
+# Usage: check_cuda.sh ATOLL BATCH.json WORKDIR [SMS]   (SMS default "80 90")
 set -euo pipefail
-atoll=$1 batch=$2 work=$3
-for sm in 80 90; do
+atoll=$1 batch=$2 work=$3 sms=${4:-80 90}
+for sm in $sms; do
   out=$work/sm_$sm
   rm -rf "$out"
   "$atoll" compile "$batch" --target "cuda:sm_$sm" -o "$out" --quiet
