@@ -2,6 +2,8 @@
 // the OpenCL 1.2 C ABI so that no OpenCL header is needed to build.
 #include "backends/gpu/opencl_runtime.h"
 
+#include "backends/gpu/index_eval.h"
+
 #include <atoll/diagnostics.h>
 
 #include <dlfcn.h>
@@ -138,11 +140,6 @@ void check(cl_int rc, const std::string &what) {
   if (rc != 0) throw UserError("OpenCL: " + what + " failed (error " + std::to_string(rc) + ")");
 }
 
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b, r = a % b;
-  return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
-}
-
 }  // namespace
 
 bool opencl_available() {
@@ -160,44 +157,12 @@ std::string opencl_device() {
 }
 
 std::int64_t eval_index(const poly::LExpr &e, const poly::LKernel &kernel, const std::int64_t *params) {
-  using poly::LExprKind;
-  auto arg = [&](std::size_t i) { return eval_index(*e.args[i], kernel, params); };
-  switch (e.kind) {
-  case LExprKind::Int: return e.ival;
-  case LExprKind::Var:
+  auto param = [&](const std::string &name) -> std::optional<std::int64_t> {
     for (std::size_t i = 0; i < kernel.params.size(); ++i)
-      if (kernel.params[i] == e.name) return params[i];
-    throw UserError("launch size uses '" + e.name + "', which is not a parameter of kernel " + kernel.name);
-  case LExprKind::Unary: return e.unop == compute::UnOp::Neg ? -arg(0) : !arg(0);
-  case LExprKind::Binary: {
-    std::int64_t x = arg(0), y = arg(1);
-    switch (e.binop) {
-    case compute::BinOp::Add: return x + y;
-    case compute::BinOp::Sub: return x - y;
-    case compute::BinOp::Mul: return x * y;
-    case compute::BinOp::Div: return y ? floor_div(x, y) : 0;
-    case compute::BinOp::Mod: return y ? x - y * floor_div(x, y) : 0;
-    case compute::BinOp::Lt: return x < y;
-    case compute::BinOp::Le: return x <= y;
-    case compute::BinOp::Gt: return x > y;
-    case compute::BinOp::Ge: return x >= y;
-    case compute::BinOp::Eq: return x == y;
-    case compute::BinOp::Ne: return x != y;
-    case compute::BinOp::And: return x && y;
-    case compute::BinOp::Or: return x || y;
-    }
-    return 0;
-  }
-  case LExprKind::Min: return std::min(arg(0), arg(1));
-  case LExprKind::Max: return std::max(arg(0), arg(1));
-  case LExprKind::Select: return arg(0) ? arg(1) : arg(2);
-  case LExprKind::Float:
-  case LExprKind::Call:
-  case LExprKind::Load:
-  case LExprKind::GuardedLoad:
-  case LExprKind::ToValue:
-  case LExprKind::ToIndex: break;
-  }
+      if (kernel.params[i] == name) return params[i];
+    throw UserError("launch size uses '" + name + "', which is not a parameter of kernel " + kernel.name);
+  };
+  if (std::optional<std::int64_t> v = eval_index_expr(e, param)) return *v;
   throw UserError("a launch size of kernel " + kernel.name + " is not an integer expression of its parameters");
 }
 

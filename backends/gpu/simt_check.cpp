@@ -1,6 +1,7 @@
 // Executes GPU launches thread by thread and records element accesses (see simt_check.h).
 #include "backends/gpu/simt_check.h"
 
+#include "backends/gpu/index_eval.h"
 #include "backends/gpu/opencl_runtime.h"
 
 #include <atoll/diagnostics.h>
@@ -19,11 +20,6 @@ using poly::LStmt;
 using poly::LStmtKind;
 
 struct Budget {};  // thrown when the access budget runs out
-
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  std::int64_t q = a / b, r = a % b;
-  return (r != 0 && ((r < 0) != (b < 0))) ? q - 1 : q;
-}
 
 /// Who touched one element in the current launch: -1 nobody, -2 several threads.
 struct Element {
@@ -192,64 +188,11 @@ private:
 
   /// An Index expression; empty where it depends on a loaded value.
   std::optional<std::int64_t> index(const LExpr &e) {
-    auto arg = [&](std::size_t i) { return index(*e.args[i]); };
-    switch (e.kind) {
-    case LExprKind::Int: return e.ival;
-    case LExprKind::Var: {
-      auto it = env_.find(e.name);
-      if (it == env_.end()) throw UserError("SIMT check: unbound variable " + e.name + " in " + kernel_.name);
+    return eval_index_expr(e, [this](const std::string &name) -> std::optional<std::int64_t> {
+      auto it = env_.find(name);
+      if (it == env_.end()) throw UserError("SIMT check: unbound variable " + name + " in " + kernel_.name);
       return it->second;
-    }
-    case LExprKind::Unary: {
-      auto a = arg(0);
-      if (!a) return a;
-      return e.unop == compute::UnOp::Neg ? -*a : !*a;
-    }
-    case LExprKind::Binary: {
-      auto a = arg(0), b = arg(1);
-      if (e.binop == compute::BinOp::And && a && !*a) return 0;
-      if (e.binop == compute::BinOp::Or && a && *a) return 1;
-      if (!a || !b) return std::nullopt;
-      switch (e.binop) {
-      case compute::BinOp::Add: return *a + *b;
-      case compute::BinOp::Sub: return *a - *b;
-      case compute::BinOp::Mul: return *a * *b;
-      case compute::BinOp::Div: return *b ? floor_div(*a, *b) : 0;
-      case compute::BinOp::Mod: return *b ? *a - *b * floor_div(*a, *b) : 0;
-      case compute::BinOp::Lt: return *a < *b;
-      case compute::BinOp::Le: return *a <= *b;
-      case compute::BinOp::Gt: return *a > *b;
-      case compute::BinOp::Ge: return *a >= *b;
-      case compute::BinOp::Eq: return *a == *b;
-      case compute::BinOp::Ne: return *a != *b;
-      case compute::BinOp::And: return *a && *b;
-      case compute::BinOp::Or: return *a || *b;
-      }
-      return std::nullopt;
-    }
-    case LExprKind::Min: {
-      auto a = arg(0), b = arg(1);
-      if (!a || !b) return std::nullopt;
-      return std::min(*a, *b);
-    }
-    case LExprKind::Max: {
-      auto a = arg(0), b = arg(1);
-      if (!a || !b) return std::nullopt;
-      return std::max(*a, *b);
-    }
-    case LExprKind::Select: {
-      auto c = arg(0);
-      if (!c) return std::nullopt;
-      return *c ? arg(1) : arg(2);
-    }
-    case LExprKind::ToValue: return arg(0);
-    case LExprKind::Float:
-    case LExprKind::Call:
-    case LExprKind::Load:
-    case LExprKind::GuardedLoad:
-    case LExprKind::ToIndex: return std::nullopt;
-    }
-    return std::nullopt;
+    });
   }
 
   const poly::LKernel &kernel_;

@@ -245,7 +245,9 @@ const Pass map_to_gpu = {
     [](const ClusterState &s) { return s.options.gpu.has_value(); },
     [](ClusterState &s, int) {
       PassOutcome out;
-      GpuMapResult m = poly::map_to_gpu(s.schedule, s.deps.all(), *s.options.gpu);
+      // The `tile` hint: threads along each member of the band (docs/gpu.md).
+      GpuMapResult m = poly::map_to_gpu(s.schedule, s.deps.all(), *s.options.gpu,
+                                        s.options.tile_hint ? s.options.tile_sizes : std::vector<long>{});
       s.gpu_mappings = m.kernels;
       if (m.kernels.empty()) {
         out.note = "no outermost band has a parallel member: the cluster runs on one thread";

@@ -86,9 +86,16 @@ std::vector<bool> parallel_members(const isl::schedule_node_band &band, const is
   return out;
 }
 
+Location hint_location() {
+  Location l;
+  l.hint = "tile";
+  return l;
+}
+
 }  // namespace
 
-GpuMapResult map_to_gpu(const isl::schedule &schedule, const isl::union_map &deps, const GpuTarget &target) {
+GpuMapResult map_to_gpu(const isl::schedule &schedule, const isl::union_map &deps, const GpuTarget &target,
+                        const std::vector<long> &threads_hint) {
   GpuMapResult r;
   r.schedule = schedule;
   std::vector<isl::schedule_node_band> bands = collect_bands(schedule);
@@ -148,8 +155,20 @@ GpuMapResult map_to_gpu(const isl::schedule &schedule, const isl::union_map &dep
       long want = extent < 0 ? threads : pow2_at_least(std::max<long>(extent, 1));
       long cap = dim == 2 ? std::min<long>(threads, target.max_block_z) : threads;
       size[static_cast<std::size_t>(dim)] = std::max<long>(1, std::min(want, cap));
+      const int member = order[static_cast<std::size_t>(k)];
+      if (!threads_hint.empty()) {
+        const long h = threads_hint[std::min<std::size_t>(static_cast<std::size_t>(member), threads_hint.size() - 1)];
+        if (h < 0) throw UserError("tile sizes must be >= 0", hint_location());
+        if (h > 0) size[static_cast<std::size_t>(dim)] = h;
+      }
       threads = std::max<long>(1, threads / size[static_cast<std::size_t>(dim)]);
     }
+    if (size[0] * size[1] * size[2] > target.max_threads_per_block || size[2] > target.max_block_z)
+      throw UserError("tile: a block of " + std::to_string(size[0]) + " x " + std::to_string(size[1]) + " x " +
+                          std::to_string(size[2]) + " threads exceeds the target's " +
+                          std::to_string(target.max_threads_per_block) + " threads per block (z at most " +
+                          std::to_string(target.max_block_z) + ")",
+                      hint_location());
     for (int k = first; k < coincident; ++k) {
       const int dim = coincident - 1 - k;
       const long t = size[static_cast<std::size_t>(dim)];

@@ -61,6 +61,11 @@ struct GpuMapResult {
 /// output, reductions included) joins two instances with the same outer
 /// schedule and different values of the member; the band's coincident
 /// flags are not trusted (a given tree has none).
-GpuMapResult map_to_gpu(const isl::schedule &schedule, const isl::union_map &deps, const GpuTarget &target);
+/// `threads`, when not empty, is the `tile` hint: threads along each member
+/// of the band in band order (a short list repeats its last entry; 0 keeps
+/// the target's choice). Throws UserError when a block would exceed the
+/// target's threads per block or CUDA's 64 along z.
+GpuMapResult map_to_gpu(const isl::schedule &schedule, const isl::union_map &deps, const GpuTarget &target,
+                        const std::vector<long> &threads = {});
 
 }  // namespace atl::poly

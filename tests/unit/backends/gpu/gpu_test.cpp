@@ -226,3 +226,20 @@ TEST_CASE("SIMT check: a budget bounds the work and says so") {
   CHECK(rep.accesses <= 1001);
   CHECK(rep.clean());
 }
+
+TEST_CASE("map_to_gpu: the tile hint sets the threads along each band member") {
+  poly::PolyOptions o;
+  o.gpu = poly::gpu_target("cuda");
+  o.tile_hint = true;
+  o.tile_sizes = {8, 32};  // rows, columns (k: the last entry repeats, but k is not mapped)
+  poly::ClusterResult r = polytest::compile(matmul(Dim(64), Dim(48), Dim(40)), o);
+  REQUIRE(r.gpu.launches.size() == 1);
+  CHECK(r.gpu.launches[0].block == std::array<int, 3>{32, 8, 1});
+  CHECK(r.gpu.launches[0].grid[0]->ival == 2);  // 40 columns in tiles of 32
+  CHECK(r.gpu.launches[0].grid[1]->ival == 8);
+  gpu::SimtReport rep = gpu::simt_check(r.kernel, r.gpu, nullptr);
+  CHECK(rep.clean());
+  o.tile_sizes = {64, 64};
+  CHECK_THROWS_WITH_AS(polytest::compile(matmul(Dim(64), Dim(48), Dim(40)), o),
+                       doctest::Contains("a block of 64 x 64 x 1 threads exceeds the target's 1024 threads per block"), UserError);
+}
