@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Same input, same code: compiles a batch three times for each CPU target
+# Same input, same code: compiles a batch three times for each target given
+# (default: the CPU targets)
 # (its graphs compile concurrently, each in its own isl and LLVM context; the
 # third run with --threads 1) and compares every file written but
 # report.json (timings) byte for byte: objects, headers, C, constants and
-# manifest.json.
-#   tests/determinism/run_determinism.sh ATOLL BATCH.json WORK_DIR
+# manifest.json; for cuda and opencl the sources, the cubin and the launch
+# manifests.
+#   tests/determinism/run_determinism.sh ATOLL BATCH.json WORK_DIR [TARGETS]
 set -euo pipefail
-atoll=$1 batch=$2 work=$3
+atoll=$1 batch=$2 work=$3 targets=${4:-cpu cpu-c}
 rm -rf "$work" && mkdir -p "$work"
-for target in cpu cpu-c; do
+for target in $targets; do
   "$atoll" compile "$batch" --target "$target" -o "$work/$target.1" --quiet >/dev/null
   "$atoll" compile "$batch" --target "$target" -o "$work/$target.2" --quiet >/dev/null
   "$atoll" compile "$batch" --target "$target" -o "$work/$target.3" --threads 1 --quiet >/dev/null
