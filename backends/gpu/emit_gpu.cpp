@@ -97,6 +97,8 @@ void print_launch(std::ostream &os, const poly::LKernel &k, const poly::GpuLaunc
                    const std::string &cond) {
     std::optional<poly::GpuMark> g = poly::gpu_mark_of(loop);
     const std::string &it = loop.iterator;
+    // A register tile's rows (map_to_gpu): NVRTC unrolls them into registers.
+    if (!g && d == GpuDialect::Cuda && loop.marks.count(poly::mark::kUnroll)) out << pad << "#pragma unroll\n";
     if (!g) {
       out << pad << "for (int64_t " << it << " = " << init << "; " << cond << "; " << it << " += " << loop.step << ") {\n";
       return true;

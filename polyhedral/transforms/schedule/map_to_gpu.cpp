@@ -15,6 +15,7 @@
 #include <isl/union_map.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace atl::poly {
 
@@ -27,6 +28,8 @@ bool is_outermost(const isl::schedule_node &band) {
   }
   return true;
 }
+
+constexpr long kRows = 4;  // rows of a register tile (see map_to_gpu)
 
 long pow2_at_least(long n) {
   long p = 1;
@@ -169,15 +172,27 @@ GpuMapResult map_to_gpu(const isl::schedule &schedule, const isl::union_map &dep
                           std::to_string(target.max_threads_per_block) + " threads per block (z at most " +
                           std::to_string(target.max_block_z) + ")",
                       hint_location());
+    // A register tile: where a non-parallel member (a reduction) runs inside
+    // each thread and two dimensions are mapped, a thread takes kRows rows of
+    // y, their loop innermost (inside the reduction) and unrolled, so that
+    // each value the rows share is loaded once a reduction step.
+    const bool rows = nmapped >= 2 && coincident < n &&
+                      (g.extent[1] < 0 || g.extent[1] >= kRows * size[1]);
+    std::optional<isl::union_pw_aff> row_member;
     for (int k = first; k < coincident; ++k) {
       const int dim = coincident - 1 - k;
       const long t = size[static_cast<std::size_t>(dim)];
+      const long per_thread = rows && dim == 1 ? kRows : 1;
       isl::union_pw_aff f = spec.schedule.at(order[static_cast<std::size_t>(k)]);
-      isl::union_pw_aff tile = floor_div(f, t);
+      isl::union_pw_aff tile = floor_div(f, t * per_thread);
       g.block[static_cast<std::size_t>(dim)] = static_cast<int>(t);
       g.grid[static_cast<std::size_t>(dim)] = count_values(tile, domain);
       tiles.push_back(single(tile, true));
-      points.push_back(single(f, true));
+      points.push_back(single(per_thread > 1 ? floor_div(f, per_thread) : f, true));
+      if (per_thread > 1) {
+        row_member = f;
+        g.rows_per_thread = static_cast<int>(per_thread);
+      }
       tile_marks.push_back(gpu_mark_name({false, dim, kernel}));
       point_marks.push_back(gpu_mark_name({true, dim, kernel}));
     }
@@ -196,6 +211,7 @@ GpuMapResult map_to_gpu(const isl::schedule &schedule, const isl::union_map &dep
       rest.permutable = spec.permutable;
       out.push_back(rest);
     }
+    if (row_member) out.push_back(single(*row_member, true));
     try {
       isl::schedule replaced = replace_band(r.schedule, *it, out);
       // Marks above the tile and point bands (positions *it + (first > 0) ...).
@@ -207,6 +223,10 @@ GpuMapResult map_to_gpu(const isl::schedule &schedule, const isl::union_map &dep
         // isl_id_alloc, not isl::id(ctx, text), which would parse the name.
         isl::id id = isl::manage(isl_id_alloc(replaced.ctx().get(), marks[k].c_str(), nullptr));
         replaced = node.insert_mark(id).schedule();
+      }
+      if (row_member) {  // the register tile's rows: the band after the reduction's
+        isl::schedule_node node = collect_bands(replaced)[static_cast<std::size_t>(base) + marks.size() + 1];
+        replaced = node.insert_mark(isl::manage(isl_id_alloc(replaced.ctx().get(), "unroll", nullptr))).schedule();
       }
       r.schedule = replaced;
       mapped.push_back(g);

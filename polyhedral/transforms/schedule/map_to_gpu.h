@@ -10,13 +10,20 @@
 //
 //   band [permutable, coincident: 1 1 0] { S[i, j, k] -> [(i), (j), (k)] }
 //
-// After (block 64 x 4):
+// After (block 64 x 4, 4 rows a thread):
 //
-//   mark "block_y_0"  band { S[i, j, k] -> [(floor(i / 4))] }
+//   mark "block_y_0"  band { S[i, j, k] -> [(floor(i / 16))] }
 //   mark "block_x_0"  band { S[i, j, k] -> [(floor(j / 64))] }
-//   mark "thread_y_0" band { S[i, j, k] -> [(i)] }
+//   mark "thread_y_0" band { S[i, j, k] -> [(floor(i / 4))] }
 //   mark "thread_x_0" band { S[i, j, k] -> [(j)] }
 //   band [permutable, coincident: 0] { S[i, j, k] -> [(k)] }
+//   mark "unroll"     band { S[i, j, k] -> [(i)] }
+//
+// Where a member that is not parallel (a reduction) runs inside each thread
+// and two dimensions are mapped, each thread takes 4 rows of y: the thread
+// band is floor(i / 4), and a band of the rows, marked "unroll", goes below
+// the reduction's band (a register tile: a value the rows share, B[k][j],
+// is loaded once a step of k).
 //
 // Outer coincident members beyond three stay a band of loops above the
 // tile loops, run by every thread; members that are not coincident, and
@@ -48,6 +55,7 @@ struct GpuMapping {
   /// (isl objects must not be null when copied: unused dimensions are empty.)
   std::array<std::optional<isl::pw_aff>, 3> grid;
   std::array<long, 3> extent = {1, 1, 1};  ///< the mapped members' extents (-1: symbolic)
+  int rows_per_thread = 1;  ///< rows of y a thread takes (a register tile; 1: none)
 };
 
 struct GpuMapResult {

@@ -70,7 +70,8 @@ TEST_CASE("map_to_gpu: a MatMul's rows and columns on blocks and threads, k in e
   REQUIRE(l.grid[0]);
   CHECK(l.grid[0]->kind == poly::LExprKind::Int);
   CHECK(l.grid[0]->ival == 1);
-  CHECK(l.grid[1]->ival == 16);
+  // 4 rows a thread (a register tile: k runs inside each thread): 64 / (4 x 4).
+  CHECK(l.grid[1]->ival == 4);
   std::set<std::string> marks;
   marks_of(*l.body, marks);
   CHECK(marks == std::set<std::string>{"block_y_0", "thread_x_0", "thread_y_0"});
@@ -85,9 +86,9 @@ TEST_CASE("map_to_gpu: symbolic rows give a grid expression of the parameter") {
   const std::string text = poly::print_loop_expr(*l.grid[1]);
   CHECK(text.find('N') != std::string::npos);
   const std::int64_t n100 = 100;
-  // 32 columns on x, 8 rows a block: 100 rows need 13 blocks.
+  // 32 columns on x, 8 threads of 4 rows a block: 100 rows need 4 blocks.
   CHECK(l.block == std::array<int, 3>{32, 8, 1});
-  CHECK(gpu::eval_index(*l.grid[1], r.kernel, &n100) == 13);
+  CHECK(gpu::eval_index(*l.grid[1], r.kernel, &n100) == 4);
 }
 
 TEST_CASE("map_to_gpu: a sum to a scalar has no parallel member and runs on one thread") {
@@ -192,7 +193,7 @@ TEST_CASE("SIMT check: the mapped MatMul is race-free; a loop that loses its thr
   gpu::SimtReport ok = gpu::simt_check(r.kernel, r.gpu, nullptr);
   CHECK(ok.clean());
   CHECK_FALSE(ok.truncated);
-  CHECK(ok.threads > 37 * 70);
+  CHECK(ok.threads * 4 >= 37 * 70);  // 4 rows a thread
   CHECK(ok.accesses > 0);
   // Mutation: the columns' loop no longer spread over threads x, so every
   // thread x of a block writes every column.
@@ -236,10 +237,35 @@ TEST_CASE("map_to_gpu: the tile hint sets the threads along each band member") {
   REQUIRE(r.gpu.launches.size() == 1);
   CHECK(r.gpu.launches[0].block == std::array<int, 3>{32, 8, 1});
   CHECK(r.gpu.launches[0].grid[0]->ival == 2);  // 40 columns in tiles of 32
-  CHECK(r.gpu.launches[0].grid[1]->ival == 8);
+  CHECK(r.gpu.launches[0].grid[1]->ival == 2);  // 64 rows, 8 threads of 4 rows
   gpu::SimtReport rep = gpu::simt_check(r.kernel, r.gpu, nullptr);
   CHECK(rep.clean());
   o.tile_sizes = {64, 64};
   CHECK_THROWS_WITH_AS(polytest::compile(matmul(Dim(64), Dim(48), Dim(40)), o),
                        doctest::Contains("a block of 64 x 64 x 1 threads exceeds the target's 1024 threads per block"), UserError);
+}
+
+TEST_CASE("map_to_gpu: a contraction's register tile puts 4 rows a thread inside the reduction") {
+  poly::ClusterResult r = compile_gpu(matmul(Dim(37), Dim(5), Dim(70)));
+  REQUIRE(r.gpu.launches.size() == 1);
+  // thread_y -> k -> the rows' loop, marked unroll, innermost around the statements.
+  const poly::LStmt *s = r.gpu.launches[0].body.get();
+  std::vector<std::string> nest;
+  while (s) {
+    if (s->kind == poly::LStmtKind::For) {
+      auto g = poly::gpu_mark_of(*s);
+      nest.push_back(g ? poly::gpu_mark_name(*g) : s->marks.count(poly::mark::kUnroll) ? "unroll" : "loop");
+    }
+    const poly::LStmt *next = nullptr;
+    for (const auto &b : s->kind == poly::LStmtKind::If ? std::vector<poly::LStmtPtr>{s->then_body} : s->body)
+      if (b && (b->kind == poly::LStmtKind::For || b->kind == poly::LStmtKind::Block || b->kind == poly::LStmtKind::If)) {
+        next = b.get();
+        break;
+      }
+    s = next;
+  }
+  CHECK(nest == std::vector<std::string>{"block_y_0", "thread_y_0", "thread_x_0", "loop", "unroll"});
+  CHECK(gpu::simt_check(r.kernel, r.gpu, nullptr).clean());
+  const std::string cuda = gpu::emit_gpu({{&r.kernel, &r.gpu}}, poly::GpuDialect::Cuda);
+  CHECK(cuda.find("#pragma unroll") != std::string::npos);
 }
