@@ -410,7 +410,7 @@ def time_graph(backend, batch_dir, manifest_graph, gpu, params, entry, reps):
     shape = ", ".join(f"{k}={v}" for k, v in params.items())
     line = f"{name:14s} {shape:9s} {ms:9.3f} ms"
     if entry["baseline"]["kind"] != "copy":
-        line += f"  {2 * params['M'] * params['N'] * params['K'] / ms / 1e9:8.1f} GFLOP/s"
+        line += f"  {2 * params['M'] * params['N'] * params['K'] / ms / 1e6:8.1f} GFLOP/s"
     else:
         line += f"  {moved / ms / 1e6:8.1f} GB/s"
     if base_ms:
