@@ -6,7 +6,9 @@
 // is one launch each, in order; a guard around several is repeated in
 // each. What runs outside any mapped band (a reduction to a scalar, a band
 // without a parallel member) is a launch of one thread, its marks dropped,
-// consecutive ones merged.
+// consecutive ones merged. A dimension whose loop isl did not make (one
+// tile), or that some store of the launch is not inside, gets one block or
+// one thread, so that no store runs twice.
 //
 // Before (the AST of a Softmax's two nests, each mapped):
 //   for c0 /* block_x_0 */ { for c1 /* thread_x_0 */ { ... } }
