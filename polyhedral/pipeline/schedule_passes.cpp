@@ -247,7 +247,8 @@ const Pass map_to_gpu = {
       PassOutcome out;
       // The `tile` hint: threads along each member of the band (docs/gpu.md).
       GpuMapResult m = poly::map_to_gpu(s.schedule, s.deps.all(), *s.options.gpu,
-                                        s.options.tile_hint ? s.options.tile_sizes : std::vector<long>{});
+                                        s.options.tile_hint ? s.options.tile_sizes : std::vector<long>{},
+                                        s.scop.writes());
       s.gpu_mappings = m.kernels;
       if (m.kernels.empty()) {
         out.note = "no outermost band has a parallel member: the cluster runs on one thread";

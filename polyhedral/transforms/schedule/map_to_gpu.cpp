@@ -89,6 +89,39 @@ std::vector<bool> parallel_members(const isl::schedule_node_band &band, const is
   return out;
 }
 
+/// How many statements of `band` write consecutive elements (the last
+/// subscript +1, the others equal) when band member `member` grows by one
+/// and the other members stay.
+int stride_one_writes(const isl::schedule_node_band &band, const isl::union_map &writes, int member) {
+  isl::union_set domain = isl::manage(isl_schedule_node_get_domain(band.get()));
+  isl::multi_union_pw_aff partial = band.partial_schedule();
+  const int n = static_cast<int>(partial.size());
+  isl::union_map f = isl::union_map::from(partial).intersect_domain(domain);
+  std::string in, out;
+  for (int k = 0; k < n; ++k) {
+    in += (k ? ", b" : "b") + std::to_string(k);
+    out += (k ? ", b" : "b") + std::to_string(k) + (k == member ? " + 1" : "");
+  }
+  isl::union_map shift(isl::map(band.ctx(), "{ [" + in + "] -> [" + out + "] }"));
+  isl::union_map next = f.apply_range(shift).apply_range(f.reverse());
+  isl::union_map w = writes.intersect_domain(domain);
+  isl::union_map steps = w.reverse().apply_range(next).apply_range(w);
+  int count = 0;
+  isl::set_list deltas = steps.deltas().set_list();
+  for (int i = 0, e = static_cast<int>(deltas.size()); i < e; ++i) {
+    isl::set d = deltas.at(i);
+    const int dims = static_cast<int>(d.tuple_dim());
+    if (dims == 0 || d.is_empty()) continue;
+    bool unit = true;
+    for (int k = 0; k < dims && unit; ++k) {
+      isl::val lo = d.dim_min_val(k), hi = d.dim_max_val(k);
+      unit = lo.is_int() && hi.is_int() && lo.eq(hi) && lo.get_num_si() == (k == dims - 1 ? 1 : 0);
+    }
+    count += unit;
+  }
+  return count;
+}
+
 Location hint_location() {
   Location l;
   l.hint = "tile";
@@ -98,7 +131,7 @@ Location hint_location() {
 }  // namespace
 
 GpuMapResult map_to_gpu(const isl::schedule &schedule, const isl::union_map &deps, const GpuTarget &target,
-                        const std::vector<long> &threads_hint) {
+                        const std::vector<long> &threads_hint, const isl::union_map &writes) {
   GpuMapResult r;
   r.schedule = schedule;
   std::vector<isl::schedule_node_band> bands = collect_bands(schedule);
@@ -129,6 +162,20 @@ GpuMapResult map_to_gpu(const isl::schedule &schedule, const isl::union_map &dep
     if (coincident == 0 || spec.isolate) {
       ++r.unmapped;
       continue;
+    }
+    // x: the parallel member with the most stride-1 writes, moved last among
+    // the parallel ones (they may take any order).
+    if (!writes.is_null() && coincident > 1) {
+      int best = coincident - 1, best_count = 0;
+      for (int k = 0; k < coincident; ++k) {
+        int c = stride_one_writes(band, writes, order[static_cast<std::size_t>(k)]);
+        if (c > best_count || (c == best_count && k > best)) best = k, best_count = c;
+      }
+      if (best_count > 0 && best != coincident - 1) {
+        const int m = order[static_cast<std::size_t>(best)];
+        order.erase(order.begin() + best);
+        order.insert(order.begin() + (coincident - 1), m);
+      }
     }
     const int nmapped = std::min(coincident, 3), first = coincident - nmapped;
     GpuMapping g;

@@ -1,8 +1,9 @@
 // Maps the outermost bands of a schedule tree to a GPU's blocks and threads.
 //
 // Each outermost band with parallel members becomes one GPU
-// kernel K. Its innermost coincident members (at most three, the innermost
-// on x, so that neighbouring threads touch neighbouring elements) are tiled
+// kernel K. Three of its parallel members at most (on x the one along which
+// the statements write consecutive elements, so that neighbouring threads
+// store to neighbouring addresses; then the innermost others) are tiled
 // by the block size: the tile loops go to blocks, the point loops to
 // threads, each a one-member band under a mark that says so:
 //
@@ -73,7 +74,10 @@ struct GpuMapResult {
 /// of the band in band order (a short list repeats its last entry; 0 keeps
 /// the target's choice). Throws UserError when a block would exceed the
 /// target's threads per block or CUDA's 64 along z.
+/// `writes` (the SCoP's must-writes) choose x: the parallel member along
+/// which the most statements write consecutive elements (coalesced stores);
+/// without one, or with `writes` null, the innermost parallel member.
 GpuMapResult map_to_gpu(const isl::schedule &schedule, const isl::union_map &deps, const GpuTarget &target,
-                        const std::vector<long> &threads = {});
+                        const std::vector<long> &threads = {}, const isl::union_map &writes = {});
 
 }  // namespace atl::poly

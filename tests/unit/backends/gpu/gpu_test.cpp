@@ -7,7 +7,9 @@
 #include "backends/gpu/nvrtc.h"
 #include "backends/gpu/opencl_runtime.h"
 #include "backends/gpu/simt_check.h"
+#include "polyhedral/isl/isl_context.h"
 #include "polyhedral/target/gpu_target.h"
+#include "polyhedral/transforms/schedule/map_to_gpu.h"
 
 #include <atoll/diagnostics.h>
 
@@ -268,4 +270,23 @@ TEST_CASE("map_to_gpu: a contraction's register tile puts 4 rows a thread inside
   CHECK(gpu::simt_check(r.kernel, r.gpu, nullptr).clean());
   const std::string cuda = gpu::emit_gpu({{&r.kernel, &r.gpu}}, poly::GpuDialect::Cuda);
   CHECK(cuda.find("#pragma unroll") != std::string::npos);
+}
+
+TEST_CASE("map_to_gpu: x goes to the member along which the writes are consecutive") {
+  poly::IslContext ic;
+  isl::ctx ctx = ic.get();
+  // Y[j, i] = ...: the writes are stride-1 along i, the band's outer member.
+  isl::schedule tree = isl::schedule::from_domain(isl::union_set(ctx, "{ S[i, j] : 0 <= i < 64 and 0 <= j < 8 }"));
+  tree = tree.root().child(0).insert_partial_schedule(isl::multi_union_pw_aff(ctx, "[{ S[i, j] -> [(i)] }, { S[i, j] -> [(j)] }]")).schedule();
+  const poly::GpuTarget cuda = poly::gpu_target("cuda");
+  const isl::union_map none(ctx, "{ }");
+  poly::GpuMapResult coalesced = poly::map_to_gpu(tree, none, cuda, {}, isl::union_map(ctx, "{ S[i, j] -> Y[j, i] }"));
+  REQUIRE(coalesced.kernels.size() == 1);
+  CHECK(coalesced.kernels[0].extent[0] == 64);  // x: i
+  CHECK(coalesced.kernels[0].block == std::array<int, 3>{64, 4, 1});
+  // Writes Y[i, j] (stride-1 along j), or none given: x is the innermost member.
+  poly::GpuMapResult inner = poly::map_to_gpu(tree, none, cuda, {}, isl::union_map(ctx, "{ S[i, j] -> Y[i, j] }"));
+  CHECK(inner.kernels[0].extent[0] == 8);
+  CHECK(inner.kernels[0].block == std::array<int, 3>{8, 32, 1});
+  CHECK(poly::map_to_gpu(tree, none, cuda).kernels[0].extent[0] == 8);
 }
