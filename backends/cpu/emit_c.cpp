@@ -120,14 +120,6 @@ bool is_comparison(BinOp op) {
   return false;
 }
 
-void collect_stored(const LStmt &s, std::set<std::string> &out) {
-  if (s.kind == LStmtKind::Store) out.insert(s.array);
-  for (const poly::LStmtPtr &c : s.body)
-    if (c) collect_stored(*c, out);
-  if (s.then_body) collect_stored(*s.then_body, out);
-  if (s.else_body) collect_stored(*s.else_body, out);
-}
-
 class KernelPrinter {
 public:
   explicit KernelPrinter(const poly::LKernel &k, const CBodyHooks *hooks = nullptr)
@@ -443,8 +435,7 @@ private:
 }  // namespace
 
 std::string c_prototype(const poly::LKernel &kernel, bool with_restrict) {
-  std::set<std::string> stored;
-  if (kernel.body) collect_stored(*kernel.body, stored);
+  const std::set<std::string> stored = stored_arrays(kernel);
   std::string s = "void " + kernel.name + "(";
   std::size_t n = 0;
   for (const poly::LArray &a : kernel.arrays) {

@@ -225,6 +225,24 @@ bool is_speculatable(const LExpr &e) {
 
 void check_kernel(const LKernel &kernel) { Checker(kernel).run(); }
 
+namespace {
+
+void collect_stored(const poly::LStmt &s, std::set<std::string> &out) {
+  if (s.kind == poly::LStmtKind::Store) out.insert(s.array);
+  for (const poly::LStmtPtr &c : s.body)
+    if (c) collect_stored(*c, out);
+  if (s.then_body) collect_stored(*s.then_body, out);
+  if (s.else_body) collect_stored(*s.else_body, out);
+}
+
+}  // namespace
+
+std::set<std::string> stored_arrays(const poly::LKernel &kernel) {
+  std::set<std::string> out;
+  if (kernel.body) collect_stored(*kernel.body, out);
+  return out;
+}
+
 const char *c_storage_type(DType t) {
   switch (t) {
   case DType::F32: return "float";

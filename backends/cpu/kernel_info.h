@@ -5,6 +5,7 @@
 #include "polyhedral/ast/loop_ast.h"
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,9 @@ bool is_speculatable(const poly::LExpr &e);
 /// count that differs from the array's rank, a symbolic extent that is not a
 /// parameter, a Value where an Index belongs or the reverse, a zero step.
 void check_kernel(const poly::LKernel &kernel);
+
+/// The arrays the kernel's body stores to (the others are const in C and GPU signatures).
+std::set<std::string> stored_arrays(const poly::LKernel &kernel);
 
 /// The C type an element is stored as: "float", "uint16_t" (f16, bf16),
 /// "int8_t", "int32_t", "int64_t", "uint8_t" (bool).

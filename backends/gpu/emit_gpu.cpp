@@ -56,14 +56,6 @@ std::string replace_all(std::string s, const std::string &from, const std::strin
   return s;
 }
 
-void collect_stored(const poly::LStmt &s, std::set<std::string> &out) {
-  if (s.kind == poly::LStmtKind::Store) out.insert(s.array);
-  for (const poly::LStmtPtr &c : s.body)
-    if (c) collect_stored(*c, out);
-  if (s.then_body) collect_stored(*s.then_body, out);
-  if (s.else_body) collect_stored(*s.else_body, out);
-}
-
 const char *kDims = "xyz";
 
 /// The index builtins of a dialect: thread or block index, and the counts.
@@ -75,8 +67,7 @@ std::string builtin(GpuDialect d, bool thread, int dim, bool count) {
 }
 
 void print_launch(std::ostream &os, const poly::LKernel &k, const poly::GpuLaunch &l, GpuDialect d) {
-  std::set<std::string> stored;
-  if (k.body) collect_stored(*k.body, stored);
+  const std::set<std::string> stored = cpu::stored_arrays(k);
   const int threads = l.block[0] * l.block[1] * l.block[2];
   os << "/* launch " << l.name << " of kernel " << k.name << ": block (" << l.block[0] << ", " << l.block[1] << ", "
      << l.block[2] << ")" << (l.mapped ? "" : ", one thread (no parallel band)") << " */\n";

@@ -420,13 +420,8 @@ double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const 
     std::filesystem::rename(base + ".h.tmp", base + ".h");
     files = {graph.name + ".o", graph.name + ".h"};
   } else {
-    std::string path = (std::filesystem::path(o.out_dir) / (graph.name + ".c")).string();
-    {
-      std::ofstream f(path + ".tmp");
-      f << cpu::emit_c_source(kernels);
-      if (!f) throw UserError("cannot write '" + path + "'");
-    }
-    std::filesystem::rename(path + ".tmp", path);
+    write_file_atomically((std::filesystem::path(o.out_dir) / (graph.name + ".c")).string(),
+                          cpu::emit_c_source(kernels));
     files = {graph.name + ".c"};
   }
   // Folded constants as DIR/GRAPH.constants/NAME.npy, named in the manifest.
