@@ -1,5 +1,6 @@
-# Finds Atoll's six dependencies, all from Debian packages: isl, PPL, LLVM 19
-# (static component libraries only), Boost.Graph, nlohmann_json, doctest.
+# Finds Atoll's dependencies, all from Debian packages: isl, PPL, LLVM 19
+# (static component libraries only), Boost.Graph, nlohmann_json, doctest, and
+# ONNX's protobuf classes (libonnx-dev, with libprotobuf-dev) for .onnx files.
 
 # isl: its C++ interface isl/cpp.h. Debian ships no CMake config.
 find_path(ISL_INCLUDE_DIR isl/cpp.h REQUIRED)
@@ -47,6 +48,9 @@ find_package(Boost 1.74 REQUIRED COMPONENTS graph)
 find_package(nlohmann_json 3 REQUIRED CONFIG)
 find_package(doctest REQUIRED CONFIG)
 find_package(Threads REQUIRED)
+# ONNX's CMake config names protobuf::libprotobuf, which FindProtobuf defines.
+find_package(Protobuf REQUIRED)
+find_package(ONNX REQUIRED CONFIG)
 
 find_program(FILECHECK_EXECUTABLE FileCheck PATHS /usr/lib/llvm-19/bin NO_DEFAULT_PATH)
 find_program(FILECHECK_EXECUTABLE FileCheck)

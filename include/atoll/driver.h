@@ -155,7 +155,7 @@ BatchResult run_graphs(const std::string &batch_name, const std::vector<GraphBui
 
 /// What `atoll explain` prints.
 struct ExplainOptions {
-  std::string graph;        ///< the graph of the batch (by name)
+  std::string graph;        ///< the graph of the batch (by name); "" when the batch has one graph
   /// graph, clusters, scop, deps, schedule, ast, llvm, c, or a pass name
   /// (pass_names()); "" with print_after only.
   std::string stage;

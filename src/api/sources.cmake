@@ -5,4 +5,5 @@ target_sources(atoll_lib PRIVATE
   api/c_api.cpp
   api/graph_builder.cpp
   api/scop.cpp
+  api/onnx_api.cpp
 )

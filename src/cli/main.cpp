@@ -2,6 +2,7 @@
 
 #include <atoll/driver.h>
 #include <atoll/jscop.h>
+#include <atoll/onnx.h>
 #include <atoll/version.h>
 
 #include <unistd.h>
@@ -31,13 +32,19 @@ const char *kUsage = R"(usage:
                            [--report FILE] [--stats] [--quiet] [--print-after PASSES]
   atoll run     BATCH.json --verify-definitions [--param NAME=VALUE ...] [--inputs DIR] [--dump DIR]
                            [--report FILE] [--quiet]
-  atoll explain BATCH.json --graph NAME (--stage STAGE | --print-after PASSES) [--target T]
+  atoll explain BATCH.json [--graph NAME] (--stage STAGE | --print-after PASSES) [--target T]
                            [--format text|dot]
+  atoll import  MODEL.onnx -o BATCH.json [--inline-limit N] [--quiet]
   atoll explain --list-stages [--target T]
   atoll jscop   IN_DIR -o OUT_DIR [--scheduler isl|pluto|feautrier|original]
                            [--tile auto|none|SIZES] [--allow-skew] [--identity] [--report FILE] [--quiet]
   atoll explain FILE.jscop [--scheduler S] [--tile auto|none|SIZES] [--allow-skew]
   atoll --help | --version
+
+BATCH.json: an operator batch, or an ONNX model (MODEL.onnx, read as a batch of one graph
+named after the file; docs/onnx.md). --graph may be left out when the batch has one graph.
+import:  writes the batch form of an ONNX model; weights above N values (default 64) go to
+         .npy files in BATCH.data/ beside it
 
 --verify-definitions: no code for any target; the operators' Compute definitions are
 checked against the reference interpreter (oracle definition-vs-reference).
@@ -72,6 +79,7 @@ struct Args {
   int threads = 0;
   std::map<std::string, std::int64_t> params;
   std::string inputs, dump, scheduler, tile = "auto";
+  std::int64_t inline_limit = 64;
   bool identity = false, allow_skew = false;
 };
 
@@ -110,6 +118,31 @@ Args parse_jscop_args(int argc, char **argv) {
   return a;
 }
 
+/// `atoll import MODEL.onnx -o BATCH.json [--inline-limit N] [--quiet]`.
+Args parse_import_args(int argc, char **argv) {
+  Args a;
+  a.command = "import";
+  for (int i = 2; i < argc; ++i) {
+    std::string s = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw UsageError{"option " + s + " needs a value"};
+      return argv[++i];
+    };
+    if (s == "-o") a.out_dir = value();
+    else if (s == "--quiet") a.quiet = true;
+    else if (s == "--inline-limit") {
+      std::string v = value();
+      if (!std::regex_match(v, std::regex("[0-9]{1,9}"))) throw UsageError{"--inline-limit needs a count of values"};
+      a.inline_limit = std::stoll(v);
+    } else if (!s.empty() && s[0] == '-') throw UsageError{"unknown option '" + s + "' for import"};
+    else if (a.batch.empty()) a.batch = s;
+    else throw UsageError{"unexpected argument '" + s + "'"};
+  }
+  if (a.batch.empty()) throw UsageError{"missing MODEL.onnx argument"};
+  if (a.out_dir.empty()) throw UsageError{"import needs -o BATCH.json"};
+  return a;
+}
+
 Args parse_args(int argc, char **argv) {
   Args a;
   if (argc < 2) throw UsageError{"missing command"};
@@ -126,6 +159,7 @@ Args parse_args(int argc, char **argv) {
   for (int i = 2; i < argc; ++i) jscop_file |= ends_with(argv[i], ".jscop");
   if (a.command == "jscop" || (a.command == "explain" && jscop_file))
     return parse_jscop_args(argc, argv);
+  if (a.command == "import") return parse_import_args(argc, argv);
   if (a.command != "compile" && a.command != "run" && a.command != "explain")
     throw UsageError{"unknown command '" + a.command + "'"};
   auto value = [&](int &i, const std::string &opt) -> std::string {
@@ -192,8 +226,8 @@ Args parse_args(int argc, char **argv) {
   static const std::regex target_syntax(R"((cpu|cpu-c|cuda(:sm_[0-9]+)?|opencl|npu(:.+)?))");
   if (!std::regex_match(a.target, target_syntax))
     throw UsageError{"unknown target '" + a.target + "' (expected cpu, cpu-c, cuda[:sm_XX], opencl, npu[:PROFILE_OR_FILE.json])"};
-  if (a.command == "explain" && (a.graph.empty() || (a.stage.empty() && a.print_after.empty())))
-    throw UsageError{"explain needs --graph NAME and --stage STAGE (or --print-after PASSES)"};
+  if (a.command == "explain" && a.stage.empty() && a.print_after.empty())
+    throw UsageError{"explain needs --stage STAGE (or --print-after PASSES)"};
   return a;
 }
 
@@ -314,6 +348,16 @@ JscopOptions jscop_options(const Args &a) {
   return o;
 }
 
+int run_import(const Args &a) {
+  GraphBuilder g = import_onnx(a.batch);
+  std::vector<std::string> files = write_batch({g}, a.out_dir, g.name(), a.inline_limit);
+  if (!a.quiet)
+    std::cout << a.out_dir << ": graph '" << g.name() << "', " << g.inputs().size() << " inputs, "
+              << g.weights().size() << " weights (" << files.size() - 1 << " in .npy files), "
+              << g.outputs().size() << " outputs\n";
+  return 0;
+}
+
 int run_jscop_command(const Args &a) {
   JscopRunResult r = run_jscop(a.batch, a.out_dir, jscop_options(a));
   if (!a.report.empty()) write_file_atomic(a.report, r.report_json);
@@ -359,6 +403,7 @@ int main(int argc, char **argv) {
       return 0;
     }
     if (a.command == "jscop") return run_jscop_command(a);
+    if (a.command == "import") return run_import(a);
     if (a.command == "explain" && ends_with(a.batch, ".jscop")) {
       std::cout << explain_jscop_file(a.batch, jscop_options(a));
       return 0;

@@ -30,8 +30,10 @@ struct Batch {
 /// Reads a batch from JSON text. Errors that concern the whole batch (not
 /// JSON, wrong version, no graphs, duplicate graph names) throw UserError;
 /// an error inside one graph is recorded in that graph and the others go on.
-Batch read_batch(std::string_view json_text);
-/// Reads a batch file; an unreadable file throws UserError.
+/// A weight's `file` is read relative to `base_dir`.
+Batch read_batch(std::string_view json_text, const std::string &base_dir = ".");
+/// Reads a batch file (weight files relative to its directory); an
+/// unreadable file throws UserError.
 Batch read_batch_file(const std::string &path);
 
 /// Limits the reader enforces on untrusted input (documented in the README).

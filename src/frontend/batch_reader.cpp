@@ -5,6 +5,7 @@
 #include "graph/ir/op_registry.h"
 #include "src/frontend/json_text.h"
 #include "src/frontend/schedule_hints.h"
+#include "src/runtime/npy.h"
 #include "src/runtime/init_data.h"
 
 #include <filesystem>
@@ -154,13 +155,38 @@ std::map<std::string, ParamRange> read_params(const json &j, const std::string &
   return params;
 }
 
+/// A weight's values from an .npy file (`file`, relative to the batch's
+/// directory): its shape must be the declared one, its element type the
+/// dtype's NumPy type (write_npy's).
+std::vector<double> read_weight_file(const std::string &file, const std::string &ptr, const std::string &graph,
+                                     const TensorType &type, const std::string &base_dir) {
+  if (!is_concrete(type.shape)) field_error(ptr, "a weight read from a file needs a concrete shape", graph);
+  std::filesystem::path path = std::filesystem::path(file).is_absolute() ? std::filesystem::path(file)
+                                                                          : std::filesystem::path(base_dir) / file;
+  Tensor t;
+  std::string descr;
+  try {
+    t = read_npy(path.string(), &descr);
+  } catch (const UserError &e) {
+    field_error(ptr, e.reason(), graph);
+  }
+  if (descr != npy_type(type.dtype))
+    field_error(ptr, "'" + file + "' holds " + descr + " values, expected " + npy_type(type.dtype) + " for " +
+                         dtype_name(type.dtype), graph);
+  if (t.shape != concrete_shape(type.shape))
+    field_error(ptr, "'" + file + "' has shape " + shape_to_string(t.shape) + ", the weight is declared " +
+                         sym_shape_to_string(type.shape), graph);
+  for (double &v : t.data) v = round_to(type.dtype, v);
+  return std::move(t.data);
+}
+
 void read_tensor_list(const json &j, const std::string &ptr, const std::string &graph, bool weights, DType dflt,
-                      Graph &g) {
+                      Graph &g, const std::string &base_dir) {
   if (!j.is_array()) field_error(ptr, std::string("expected an array of tensors, got ") + json_kind(j), graph);
   for (std::size_t i = 0; i < j.size(); ++i) {
     std::string p = pointer_join(ptr, i);
     ObjectReader r(j[i], p, graph,
-                   weights ? std::initializer_list<const char *>{"name", "shape", "dtype", "init", "data"}
+                   weights ? std::initializer_list<const char *>{"name", "shape", "dtype", "init", "data", "file"}
                            : std::initializer_list<const char *>{"name", "shape", "dtype", "init"});
     std::string name = r.string("name", true);
     if (name.empty()) field_error(r.at("name"), "tensor name is empty", graph);
@@ -185,6 +211,12 @@ void read_tensor_list(const json &j, const std::string &ptr, const std::string &
                       graph);
       }
       for (double &v : *data) v = round_to(type.dtype, v);
+    }
+    if (const json *f = r.get("file")) {
+      if (data) field_error(r.at("file"), "a weight has either 'data' or 'file', not both", graph);
+      if (!f->is_string() || f->get<std::string>().empty())
+        field_error(r.at("file"), std::string("expected a file name, got ") + json_kind(*f), graph);
+      data = read_weight_file(f->get<std::string>(), r.at("file"), graph, type, base_dir);
     }
     if (g.has_tensor(name)) field_error(r.at("name"), "duplicate tensor name '" + name + "'", graph);
     if (weights)
@@ -242,14 +274,15 @@ void read_nodes(const json &j, const std::string &ptr, const std::string &graph,
   }
 }
 
-Graph read_graph(const json &j, const std::string &ptr, const std::string &name, DType dflt) {
+Graph read_graph(const json &j, const std::string &ptr, const std::string &name, DType dflt,
+                 const std::string &base_dir) {
   ObjectReader r(j, ptr, name, {"name", "inputs", "weights", "outputs", "nodes", "params", "schedule"});
   Graph g;
   g.name = name;
   g.pointer = ptr;
   if (const json *p = r.get("params")) g.params = read_params(*p, r.at("params"), name);
-  read_tensor_list(r.require("inputs"), r.at("inputs"), name, false, dflt, g);
-  if (const json *w = r.get("weights")) read_tensor_list(*w, r.at("weights"), name, true, dflt, g);
+  read_tensor_list(r.require("inputs"), r.at("inputs"), name, false, dflt, g, base_dir);
+  if (const json *w = r.get("weights")) read_tensor_list(*w, r.at("weights"), name, true, dflt, g, base_dir);
   const json &outs = r.require("outputs");
   if (!outs.is_array() || outs.empty())
     field_error(r.at("outputs"), "expected a non-empty array of tensor names", name);
@@ -270,7 +303,7 @@ Graph read_graph(const json &j, const std::string &ptr, const std::string &name,
 
 }  // namespace
 
-Batch read_batch(std::string_view text) {
+Batch read_batch(std::string_view text, const std::string &base_dir) {
   json root = frontend::parse_json(text);
   ObjectReader r(root, "", "", {"atoll", "name", "defaults", "graphs"});
   const json &version = r.require("atoll");
@@ -307,7 +340,7 @@ Batch read_batch(std::string_view text) {
       if (gj.is_object() && gj.contains("name") && gj["name"].is_string()) entry.name = gj["name"].get<std::string>();
       ObjectReader gr(gj, entry.pointer, "", {"name", "inputs", "weights", "outputs", "nodes", "params", "schedule"});
       std::string name = gr.string("name", true, &kIdent);
-      entry.graph = read_graph(gj, entry.pointer, name, batch.default_dtype);
+      entry.graph = read_graph(gj, entry.pointer, name, batch.default_dtype, base_dir);
     } catch (const UserError &e) {
       Location where = e.where();
       if (where.graph.empty() && entry.name.rfind("graphs[", 0) != 0) where.graph = entry.name;
@@ -326,7 +359,8 @@ Batch read_batch_file(const std::string &path) {
   std::ostringstream ss;
   ss << in.rdbuf();
   if (in.bad()) throw UserError("cannot read batch file '" + path + "'");
-  return read_batch(ss.str());
+  std::string dir = std::filesystem::path(path).parent_path().string();
+  return read_batch(ss.str(), dir.empty() ? "." : dir);
 }
 
 }  // namespace atl

@@ -4,4 +4,8 @@ target_sources(atoll_lib PRIVATE
   frontend/batch_reader.cpp
   frontend/schedule_hints.cpp
   frontend/jscop_reader.cpp
+  frontend/batch_writer.cpp
+  frontend/onnx_tensor.cpp
+  frontend/onnx_ops.cpp
+  frontend/onnx_reader.cpp
 )

@@ -4,6 +4,7 @@
 #include <atoll/driver.h>
 
 #include "src/api/graph_builder.h"
+#include "src/frontend/onnx_reader.h"
 #include "src/pipeline/pipeline.h"
 
 #include <set>
@@ -94,7 +95,7 @@ BatchResult run_batch_file(const std::string &path, const PipelineOptions &optio
   check_target(options.target);
   Batch batch;
   try {
-    batch = read_batch_file(path);
+    batch = read_input_file(path);  // a batch file, or an ONNX model as a batch of one graph
   } catch (const UserError &e) {
     return unreadable(e.what(), options);
   }

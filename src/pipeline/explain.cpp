@@ -9,6 +9,7 @@
 #include "polyhedral/pipeline/cpu_pipeline.h"
 #include "polyhedral/pipeline/gpu_pipeline.h"
 #include "polyhedral/target/gpu_target.h"
+#include "src/frontend/onnx_reader.h"
 #include "src/pipeline/compile_graph.h"
 #include "src/pipeline/pipeline.h"
 
@@ -169,13 +170,21 @@ void explain_to(std::ostream &os, const std::string &path, const ExplainOptions 
                                                   "llvm", "c", "cuda", "opencl"};
   static const std::vector<std::string> later = {"npu"};
   check_target(a.target);
-  Batch batch = read_batch_file(path);
+  Batch batch;
+  try {
+    batch = read_input_file(path);
+  } catch (const UserError &e) {
+    if (!is_onnx_path(path)) throw;
+    throw UserError(path + ": " + e.reason());  // the model's place, after its file
+  }
   const BatchGraph *entry = nullptr;
   std::string names;
   for (const BatchGraph &g : batch.graphs) {
     names += (names.empty() ? "" : ", ") + g.name;
-    if (g.name == a.graph) entry = &g;
+    if (g.name == a.graph || (a.graph.empty() && batch.graphs.size() == 1)) entry = &g;
   }
+  if (!entry && a.graph.empty())
+    throw UserError("the batch has " + std::to_string(batch.graphs.size()) + " graphs; choose one with --graph: " + names);
   if (!entry) throw UserError("unknown graph '" + a.graph + "'; the batch has: " + names);
   if (entry->error) throw *entry->error;
   const Graph &graph = *entry->graph;
