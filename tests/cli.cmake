@@ -1,7 +1,7 @@
 # CLI tests: error cases (message and exit status), FileCheck golden tests of
 # printed stages, and the samples run end to end. Paths relative to tests/.
 
-# Error cases: tests/errors/NAME.json (or .txt for non-JSON) with NAME.expect:
+# Error cases: tests/errors/NAME.json (or .txt for non-JSON, .onnx for a model) with NAME.expect:
 #   args: <extra arguments; default "run BATCH --verify">
 #   exit: <status>
 #   stderr: <text that must appear>   (several lines allowed)

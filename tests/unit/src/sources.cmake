@@ -2,6 +2,7 @@
 include(unit/src/reference/sources.cmake)
 target_sources(atoll_tests PRIVATE
   unit/src/frontend/batch_reader_test.cpp
+  unit/src/frontend/onnx_reader_test.cpp
   unit/src/runtime/npy_init_test.cpp
   unit/src/pipeline/verify_test.cpp
 )
