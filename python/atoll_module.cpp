@@ -69,17 +69,35 @@ atl::DType to_dtype(py::handle obj) {
   throw atl::UserError("unknown dtype '" + name + "' (expected f32, f16, bf16, i8, i32, i64 or bool)");
 }
 
+/// The integer value of an int or a numpy integer; a Python error (as
+/// error_already_set) for anything else that claims to be an index.
+std::int64_t index_value(py::handle v) {
+  PyObject *i = PyNumber_Index(v.ptr());
+  if (!i) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(i).cast<std::int64_t>();
+}
+
+/// A numpy scalar or array as the Python number or list it holds; anything
+/// else as it is.
+py::object plain(py::handle v) {
+  if (!py::isinstance<py::str>(v) && py::hasattr(v, "tolist")) return v.attr("tolist")();
+  return py::reinterpret_borrow<py::object>(v);
+}
+
+bool is_int(py::handle v) { return PyLong_Check(v.ptr()); }  // bool is an int too
+
 /// A shape: a sequence of positive integers and parameter names ("N").
 atl::SymShape to_shape(py::handle obj) {
   if (py::isinstance<py::str>(obj) || !py::isinstance<py::sequence>(obj))
     throw atl::UserError("a shape is a list of integers and parameter names, got " +
                          std::string(py::str(obj.get_type().attr("__name__"))));
   atl::SymShape shape;
-  for (py::handle d : obj) {
+  for (py::handle item : obj) {
+    py::object d = plain(item);
     if (py::isinstance<py::str>(d))
       shape.push_back(atl::Dim::sym(d.cast<std::string>()));
-    else if (PyIndex_Check(d.ptr()))
-      shape.push_back(atl::Dim(py::reinterpret_steal<py::object>(PyNumber_Index(d.ptr())).cast<std::int64_t>()));
+    else if (is_int(d))
+      shape.push_back(atl::Dim(index_value(d)));
     else
       throw atl::UserError("a dimension is an integer or a parameter name, got " +
                            std::string(py::str(py::repr(d))));
@@ -98,46 +116,41 @@ py::object from_shape(const atl::SymShape &shape) {
   return py::tuple(out);
 }
 
-bool is_integer_like(py::handle v) { return !PyFloat_Check(v.ptr()) && PyIndex_Check(v.ptr()); }
-
 /// A node attribute: an int, a float, a str, or a list of one of them (a
 /// list mixing ints and floats is a list of floats). numpy scalars and
 /// arrays count as the Python numbers and lists they hold.
-atl::Attr to_attr(const std::string &key, py::handle v) {
+atl::Attr to_attr(const std::string &key, py::handle value) {
+  py::object v = plain(value);
   auto bad = [&]() -> atl::UserError {
     return atl::UserError("attribute '" + key + "': expected an int, a float, a str or a list of them, got " +
-                          std::string(py::str(py::repr(v))));
+                          std::string(py::str(py::repr(value))));
   };
   if (py::isinstance<py::str>(v)) return atl::Attr(v.cast<std::string>());
-  if (is_integer_like(v))
-    return atl::Attr(py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr())).cast<long long>());
+  if (is_int(v)) return atl::Attr(static_cast<long long>(index_value(v)));
   if (PyFloat_Check(v.ptr())) return atl::Attr(v.cast<double>());
-  if (py::hasattr(v, "tolist")) return to_attr(key, v.attr("tolist")());  // a numpy scalar or array
   if (!py::isinstance<py::sequence>(v)) throw bad();
-  std::vector<py::handle> items;
-  for (py::handle item : v) items.push_back(item);
+  std::vector<py::object> items;
+  for (py::handle item : v) items.push_back(plain(item));
   bool all_str = !items.empty(), all_int = true, all_num = true;
-  for (py::handle item : items) {
-    bool is_str = py::isinstance<py::str>(item), is_int = is_integer_like(item),
-         is_num = is_int || PyFloat_Check(item.ptr());
+  for (const py::object &item : items) {
+    bool is_str = py::isinstance<py::str>(item), is_i = is_int(item), is_num = is_i || PyFloat_Check(item.ptr());
     all_str = all_str && is_str;
-    all_int = all_int && is_int;
+    all_int = all_int && is_i;
     all_num = all_num && is_num;
   }
   if (all_int) {
     std::vector<std::int64_t> ints;
-    for (py::handle item : items)
-      ints.push_back(py::reinterpret_steal<py::object>(PyNumber_Index(item.ptr())).cast<std::int64_t>());
+    for (const py::object &item : items) ints.push_back(index_value(item));
     return atl::Attr(std::move(ints));
   }
   if (all_num) {
     std::vector<double> nums;
-    for (py::handle item : items) nums.push_back(item.cast<double>());
+    for (const py::object &item : items) nums.push_back(item.cast<double>());
     return atl::Attr(std::move(nums));
   }
   if (all_str) {
     std::vector<std::string> strs;
-    for (py::handle item : items) strs.push_back(item.cast<std::string>());
+    for (const py::object &item : items) strs.push_back(item.cast<std::string>());
     return atl::Attr(std::move(strs));
   }
   throw bad();

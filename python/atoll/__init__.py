@@ -319,7 +319,7 @@ def run_batch(batch, *, target="cpu", verify=False, bench=False, stats=False, th
 
     ``batch``: a path (str or os.PathLike), the batch's JSON text (a str
     starting with "{") or a dict. One failing graph does not stop the
-    others: each graph's ``ok`` and ``error`` say how it went; a batch that
+    others: each graph's ``status`` ("ok" or "error") and ``error`` say how it went; a batch that
     cannot be read as a whole has ``report["error"]``. ``threads``: 0 is all
     cores. A parameter that no graph declares raises atoll.OptionError.
     """

@@ -55,3 +55,9 @@ class OptionError(UserError):
 
 class InternalError(Error):
     """A broken invariant inside Atoll: a bug in Atoll, never the caller's fault."""
+
+
+# Shown as atoll.UserError (the package exports them), not atoll.errors.UserError.
+for _cls in (Error, UserError, OptionError, InternalError):
+    _cls.__module__ = "atoll"
+del _cls
