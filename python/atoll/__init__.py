@@ -284,10 +284,10 @@ def stages():
     return Module.stages()
 
 
-def _threads(threads, leave_value):
-    if threads is None:
-        return leave_value
-    if isinstance(threads, bool) or not isinstance(threads, int) or not 0 <= threads <= 4096:
+def _threads(threads):
+    """Checks a thread count: None, 0 (all cores) or 1 to 4096."""
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int)
+                                or not 0 <= threads <= 4096):
         raise UserError(f"threads must be None, 0 (all cores) or a count from 1 to 4096, got {threads!r}")
     return threads
 
@@ -307,9 +307,10 @@ def compile(graph, *, target="cpu", params=None, threads=None, scheduler=None):
     if isinstance(graph, _os.PathLike):
         with open(graph, encoding="utf-8") as f:
             graph = f.read()
-    t = _threads(threads, 0)
-    t = -1 if t == 0 and threads is not None else t  # ModuleOptions: -1 all cores, 0 leave
-    return Module(_atoll.compile(graph, target, dict(params or {}), t, scheduler or ""))
+    # ModuleOptions::threads: 0 leaves the setting, -1 is all cores.
+    threads = _threads(threads)
+    module_threads = 0 if threads is None else -1 if threads == 0 else threads
+    return Module(_atoll.compile(graph, target, dict(params or {}), module_threads, scheduler or ""))
 
 
 def run_batch(batch, *, target="cpu", verify=False, bench=False, stats=False, threads=0, params=None,
@@ -319,9 +320,10 @@ def run_batch(batch, *, target="cpu", verify=False, bench=False, stats=False, th
 
     ``batch``: a path (str or os.PathLike), the batch's JSON text (a str
     starting with "{") or a dict. One failing graph does not stop the
-    others: each graph's ``status`` ("ok" or "error") and ``error`` say how it went; a batch that
-    cannot be read as a whole has ``report["error"]``. ``threads``: 0 is all
-    cores. A parameter that no graph declares raises atoll.OptionError.
+    others: each graph's ``status`` ("ok" or "error") and ``error`` say
+    how it went; a batch that cannot be read as a whole has
+    ``report["error"]``. ``threads``: 0 (or None) is all cores. A
+    parameter that no graph declares raises atoll.OptionError.
     """
     if isinstance(batch, dict):
         text, is_path = _json.dumps(batch), False
@@ -332,6 +334,6 @@ def run_batch(batch, *, target="cpu", verify=False, bench=False, stats=False, th
         text = batch
     else:
         raise UserError(f"run_batch: expected a path, JSON text or a dict, got {type(batch).__name__}")
-    report = _atoll.run_batch(text, is_path, target, verify, bench, stats, _threads(threads, 0),
+    report = _atoll.run_batch(text, is_path, target, verify, bench, stats, _threads(threads) or 0,
                               dict(params or {}), scheduler or "")
     return _json.loads(report)
