@@ -31,14 +31,24 @@ def matmul_relu_graph(name="mm_relu", k=8, n=4, dtype="f32", n_max=64):
     }
 
 
-def conv2d(x, w, pads=(0, 0, 0, 0), strides=(1, 1)):
-    """ONNX Conv (NCHW, OIHW, group 1, no bias) in float64."""
+def conv2d(x, w, pads=(0, 0, 0, 0), strides=(1, 1), group=1):
+    """ONNX Conv (NCHW, OIHW, no bias) in float64."""
     top, left, bottom, right = pads
     xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0), (top, bottom), (left, right)))
     kh, kw = w.shape[2:]
     windows = np.lib.stride_tricks.sliding_window_view(xp, (kh, kw), axis=(2, 3))
     windows = windows[:, :, ::strides[0], ::strides[1]]  # N, C, OH, OW, KH, KW
-    return np.einsum("nchwij,ocij->nohw", windows, w.astype(np.float64))
+    cin, cout = x.shape[1] // group, w.shape[0] // group
+    return np.concatenate([
+        np.einsum("nchwij,ocij->nohw", windows[:, g * cin:(g + 1) * cin], w[g * cout:(g + 1) * cout].astype(np.float64))
+        for g in range(group)], axis=1)
+
+
+def batch_norm(x, gamma, beta, mean, var, epsilon):
+    """ONNX BatchNormalization (inference) over axis 1, in float64."""
+    shape = (1, -1, 1, 1)
+    scale = gamma.astype(np.float64) / np.sqrt(var.astype(np.float64) + epsilon)
+    return (x - mean.reshape(shape)) * scale.reshape(shape) + beta.reshape(shape)
 
 
 def rng(seed=0):

@@ -6,7 +6,7 @@ import unittest
 import numpy as np
 
 import atoll
-from common import ROOT, conv2d, matmul_relu_graph, rng
+from common import ROOT, batch_norm, conv2d, matmul_relu_graph, rng
 
 
 class GraphsAgainstNumpy(unittest.TestCase):
@@ -74,6 +74,27 @@ class GraphsAgainstNumpy(unittest.TestCase):
         w = rng(7).uniform(-0.1, 0.1, (32, 16, 3, 3)).astype(np.float32)
         y = m.run({"x": x, "w": w})["y"]
         np.testing.assert_allclose(y, np.maximum(conv2d(x, w, pads=(1, 1, 1, 1)), 0), rtol=1e-4, atol=1e-4)
+
+    def test_mobilenetv2_block_sample(self):
+        # Conv 1x1, depthwise Conv 3x3 and Conv 1x1, each with BatchNormalization,
+        # ReLU6 clips and the residual Add.
+        graph = json.loads((ROOT / "samples" / "mobilenetv2_block.json").read_text())["graphs"][0]
+        m = atoll.compile(graph)
+        r = rng(15)
+        feeds = {}
+        for name in m.inputs:
+            low, high = (0.5, 1.5) if name.endswith("_var") or name.endswith("_gamma") else (-0.5, 0.5)
+            feeds[name] = r.uniform(low, high, m.shape(name)).astype(np.float32)
+        y = m.run(feeds)["y"]
+        f = feeds
+
+        def bn(t, prefix):
+            return batch_norm(t, *(f[f"{prefix}_{p}"] for p in ("gamma", "beta", "mean", "var")), 1e-5)
+
+        e = np.clip(bn(conv2d(f["x"], f["w_expand"]), "bn_e"), 0, 6)
+        d = np.clip(bn(conv2d(e, f["w_dw"], pads=(1, 1, 1, 1), group=144), "bn_d"), 0, 6)
+        want = bn(conv2d(d, f["w_project"]), "bn_p") + f["x"]
+        np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
 
     def test_mlp_sample(self):
         graph = json.loads((ROOT / "samples" / "mlp.json").read_text())["graphs"][0]
