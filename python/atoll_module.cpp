@@ -44,11 +44,15 @@ py::object none_if_zero(int v) { return v == 0 ? py::object(py::none()) : py::ob
 /// location's fields as keyword arguments (attributes of the exception).
 void set_user_error(py::handle cls, const atl::UserError &e) {
   const atl::Location &w = e.where();
-  py::object exc = cls(e.what(), "reason"_a = e.reason(), "pointer"_a = none_if_empty(w.pointer),
-                       "graph"_a = none_if_empty(w.graph), "node"_a = none_if_empty(w.node),
-                       "line"_a = none_if_zero(w.line), "column"_a = none_if_zero(w.column),
-                       "hint"_a = none_if_empty(w.hint));
-  PyErr_SetObject(cls.ptr(), exc.ptr());
+  try {
+    py::object exc = cls(e.what(), "reason"_a = e.reason(), "pointer"_a = none_if_empty(w.pointer),
+                         "graph"_a = none_if_empty(w.graph), "node"_a = none_if_empty(w.node),
+                         "line"_a = none_if_zero(w.line), "column"_a = none_if_zero(w.column),
+                         "hint"_a = none_if_empty(w.hint));
+    PyErr_SetObject(cls.ptr(), exc.ptr());
+  } catch (py::error_already_set &failed) {
+    failed.restore();  // making the exception failed (out of memory): raise that instead
+  }
 }
 
 /// "f32" or an ONNX name ("float", "float16"), numpy's names ("float32",

@@ -170,7 +170,7 @@ class Module:
 
     @property
     def target(self):
-        """"cpu" or "cpu-c"."""
+        """The target: "cpu" or "cpu-c"."""
         return self._m.target
 
     @property
