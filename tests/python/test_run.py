@@ -147,6 +147,32 @@ class GraphsAgainstNumpy(unittest.TestCase):
         np.testing.assert_allclose(m.run({"x": x, "w": w})["y"], np.maximum(x @ w, 0), rtol=1e-5, atol=1e-5)
 
 
+class GraphBuilding(unittest.TestCase):
+    def test_queries_of_a_read_graph(self):
+        g = atoll.Graph.from_json(matmul_relu_graph())
+        self.assertEqual((g.name, g.inputs, g.weights, g.outputs, g.finalized), ("mm_relu", ["x"], ["w"], ["y"], True))
+        self.assertEqual(g.flops({"N": 5}), 2 * 5 * 8 * 4 + 5 * 4)  # MatMul, then Relu
+        self.assertIn('label="mm_relu"', g.dot())
+        self.assertEqual(g.tensor_type("w"), atoll.TensorType([8, 4]))
+        self.assertEqual(g.tensor_type("x").rank, 2)
+
+    def test_copies_are_independent(self):
+        g = atoll.Graph("g")
+        g.add_input("x", [4])
+        c = g.copy()
+        c.add_node("Relu", ["x"], ["y"])
+        c.add_output("y")
+        c.finalize()
+        self.assertTrue(c.finalized)
+        self.assertFalse(g.finalized)
+        g.add_node("Neg", ["x"], ["z"])
+        g.add_output("z")
+        g.finalize()
+        self.assertEqual((g.outputs, c.outputs), (["z"], ["y"]))
+        with self.assertRaises(atoll.UserError):
+            g.add_output("x")  # a finalized graph is read-only
+
+
 class Dtypes(unittest.TestCase):
     def test_f16_matmul(self):
         m = atoll.compile(matmul_relu_graph("mm_f16", k=64, n=20, dtype="f16"), params={"N": 6})
@@ -187,18 +213,19 @@ class Dtypes(unittest.TestCase):
             "name": "ints",
             "inputs": [{"name": "c", "shape": [5], "dtype": "bool"}, {"name": "a", "shape": [5]},
                        {"name": "k", "shape": [5], "dtype": "i32"}],
-            "outputs": ["sel", "ai", "gt", "k2"],
+            "outputs": ["sel", "ai", "gt", "k2", "a8"],
             "nodes": [
                 {"op": "Neg", "inputs": ["a"], "outputs": ["na"]},
                 {"op": "Where", "inputs": ["c", "a", "na"], "outputs": ["sel"]},
                 {"op": "Cast", "inputs": ["a"], "outputs": ["ai"], "attrs": {"to": "i64"}},
                 {"op": "Greater", "inputs": ["a", "na"], "outputs": ["gt"]},
                 {"op": "Add", "inputs": ["k", "k"], "outputs": ["k2"]},
+                {"op": "Cast", "inputs": ["a"], "outputs": ["a8"], "attrs": {"to": "i8"}},
             ],
         }
         m = atoll.compile(graph)
-        self.assertEqual([m.dtype(t) for t in ("c", "a", "k", "ai", "gt", "k2")],
-                         ["bool", "f32", "i32", "i64", "bool", "i32"])
+        self.assertEqual([m.dtype(t) for t in ("c", "a", "k", "ai", "gt", "k2", "a8")],
+                         ["bool", "f32", "i32", "i64", "bool", "i32", "i8"])
         a = np.array([-2.5, -1, 0, 1.5, 3.75], dtype=np.float32)
         c = np.array([True, False, True, False, True])
         k = np.array([1, -2, 3, -4, 2 ** 30], dtype=np.int32)
@@ -209,6 +236,8 @@ class Dtypes(unittest.TestCase):
         self.assertEqual(out["gt"].dtype, np.bool_)
         np.testing.assert_array_equal(out["gt"], a > -a)
         np.testing.assert_array_equal(out["k2"], (k.astype(np.int64) * 2).astype(np.int32))
+        self.assertEqual(out["a8"].dtype, np.int8)
+        np.testing.assert_array_equal(out["a8"], [-2, -1, 0, 1, 3])
         # A bool tensor also takes uint8 0/1 as it is.
         np.testing.assert_array_equal(m.run({"c": c.astype(np.uint8), "a": a, "k": k})["sel"], out["sel"])
 
