@@ -18,6 +18,9 @@ if [ "${ATOLL_SKIP_PYTHON_TESTS:-0}" != 1 ]; then
 fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$jobs"
+# The Python tests' venv (build/venv: numpy and the rest from PyPI); the
+# ctest tests labelled `python` fail without it.
+cmake --build build --target python_venv
 ctest --test-dir build -j"$jobs" --output-on-failure
 if [ "${ATOLL_SKIP_SANITIZERS:-0}" != 1 ]; then
   cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DATOLL_SANITIZE=ON \
