@@ -12,6 +12,7 @@
 #include <atoll/dtype.h>
 #include <atoll/graph.h>
 #include <atoll/module.h>
+#include <atoll/onnx.h>
 #include <atoll/version.h>
 
 #include <pybind11/pybind11.h>
@@ -521,6 +522,23 @@ object of the batch format (docs/batch-format.md), finalized.)doc")
         return r.report_json;
       },
       "batch"_a, "is_path"_a, "target"_a, "verify"_a, "bench"_a, "stats"_a, "threads"_a, "params"_a, "scheduler"_a);
+
+  m.def(
+      "import_onnx",
+      [](const std::string &path, const std::string &graph_name) {
+        atl::OnnxImportOptions o;
+        o.graph_name = graph_name;
+        py::gil_scoped_release release;
+        return atl::import_onnx(path, o);
+      },
+      "path"_a, "graph_name"_a = "",
+      "Reads an ONNX model (.onnx) into a finalized Graph (docs/onnx.md).");
+  m.def(
+      "write_batch",
+      [](const std::vector<atl::GraphBuilder> &graphs, const std::string &path, const std::string &batch_name,
+         std::int64_t inline_limit) { return atl::write_batch(graphs, path, batch_name, inline_limit); },
+      "graphs"_a, "path"_a, "batch_name"_a = "", "inline_limit"_a = 64,
+      "Writes graphs as a batch file; weights above inline_limit values as .npy files in STEM.data/.");
 
   m.def(
       "float_to_bfloat16",

@@ -9,17 +9,11 @@ jobs=$(nproc)
 # ccache (when present) keys objects by paths relative to the checkout, so a
 # fresh clone elsewhere reuses what an earlier build of the same sources made.
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_NOHASHDIR="${CCACHE_NOHASHDIR:-1}"
-# The Python tests' packages (numpy, onnx, onnxruntime) come from PyPI into a
-# virtual environment of the build, never into the build itself.
-if [ "${ATOLL_SKIP_PYTHON_TESTS:-0}" != 1 ]; then
-  [ -x build/venv/bin/python ] || python3 -m venv build/venv
-  build/venv/bin/python -c "import numpy, onnx, onnxruntime" 2>/dev/null ||
-    build/venv/bin/pip install -q --disable-pip-version-check numpy onnx onnxruntime
-fi
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j"$jobs"
-# The Python tests' venv (build/venv: numpy and the rest from PyPI); the
-# ctest tests labelled `python` fail without it.
+# The Python tests' venv (build/venv: numpy, onnx, onnxruntime from PyPI,
+# python/requirements-test.txt); the ctest tests labelled `python` fail
+# without it.
 cmake --build build --target python_venv
 ctest --test-dir build -j"$jobs" --output-on-failure
 if [ "${ATOLL_SKIP_SANITIZERS:-0}" != 1 ]; then

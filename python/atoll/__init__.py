@@ -24,11 +24,28 @@ from . import _atoll
 __all__ = [
     "Error", "UserError", "OptionError", "InternalError",
     "Graph", "TensorType", "Module", "BoundCall", "compile", "run_batch", "stages",
-    "numpy_dtype", "to_bfloat16", "from_bfloat16", "version_text",
+    "numpy_dtype", "to_bfloat16", "from_bfloat16", "version_text", "import_onnx", "write_batch",
 ]
 
 Graph = _atoll.Graph
 TensorType = _atoll.TensorType
+
+
+def import_onnx(path, graph_name=""):
+    """Reads an ONNX model file into a finalized :class:`Graph`: initializers
+    become weights with their values, shape computations fold, symbolic
+    dimensions become parameters (docs/onnx.md). Errors are UserErrors whose
+    message starts with the file and names the node."""
+    return _atoll.import_onnx(_os.fspath(path), graph_name)
+
+
+def write_batch(graphs, path, batch_name="", inline_limit=64):
+    """Writes Graphs as one batch file; weights with more than
+    ``inline_limit`` values go to .npy files in STEM.data/ beside it. Returns
+    the files written, the batch file first."""
+    if isinstance(graphs, Graph):
+        graphs = [graphs]
+    return _atoll.write_batch(list(graphs), _os.fspath(path), batch_name, inline_limit)
 
 #: "atoll 0.1.0 (isl-..., PPL ..., LLVM ..., host ...)": the library and what it is bound to.
 version_text = _atoll.version_text
