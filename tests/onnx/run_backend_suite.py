@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Runs ONNX's backend test suite (onnx.backend.test) against atoll.backend
+and prints the counts: passed, failed, skipped by reason.
+
+usage: run_backend_suite.py [--pattern REGEX] [--max-cases N] [--json FILE]
+(with PYTHONPATH naming build/python). Exit status 1 when a case fails and
+--fail-on-failure is given.
+"""
+import argparse
+import collections
+import json
+import re
+import sys
+import time
+import unittest
+
+import onnx.backend.test
+
+import atoll.backend
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pattern", default=None, help="only test names matching this regex")
+    ap.add_argument("--max-cases", type=int, default=0)
+    ap.add_argument("--json", default=None)
+    ap.add_argument("--fail-on-failure", action="store_true")
+    args = ap.parse_args()
+    bt = onnx.backend.test.BackendTest(atoll.backend, __name__)
+    cases = bt.test_cases
+    suite = unittest.TestSuite()
+    pattern = re.compile(args.pattern) if args.pattern else None
+    count = 0
+    for cls in cases.values():
+        for name in sorted(unittest.TestLoader().getTestCaseNames(cls)):
+            if not name.endswith("_cpu") or (pattern and not pattern.search(name)):
+                continue
+            suite.addTest(cls(name))
+            count += 1
+            if args.max_cases and count >= args.max_cases:
+                break
+    t0 = time.time()
+    result = unittest.TextTestRunner(stream=open("/dev/null", "w"), verbosity=0).run(suite)
+    reasons = collections.Counter()
+    for _, why in result.skipped:
+        reasons[re.sub(r"'[^']*'", "'…'", why.split("\n")[0])[:120]] += 1
+    failed = [(str(t).split()[0], tb.strip().splitlines()[-1][:200]) for t, tb in result.failures + result.errors]
+    passed = result.testsRun - len(result.skipped) - len(failed)
+    summary = {"cases": result.testsRun, "passed": passed, "failed": len(failed), "skipped": len(result.skipped),
+               "seconds": round(time.time() - t0, 1), "skip_reasons": dict(reasons.most_common()),
+               "failures": dict(failed)}
+    print(f"{result.testsRun} cases: {passed} passed, {len(failed)} failed, {len(result.skipped)} skipped "
+          f"({summary['seconds']} s)")
+    for why, n in reasons.most_common(25):
+        print(f"  skipped {n:4d}: {why}")
+    for name, why in failed[:40]:
+        print(f"  FAILED {name}: {why}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(summary, f, indent=1)
+    return 1 if (failed and args.fail_on_failure) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
