@@ -1,5 +1,5 @@
 // Reference normalizations: BatchNormalization (inference), LayerNormalization,
-// InstanceNormalization, Softmax and LogSoftmax (opset 13: one axis).
+// InstanceNormalization, Softmax and LogSoftmax (opset 13: one axis), LRN.
 #include "src/reference/reference_internal.h"
 
 #include <cmath>
@@ -137,6 +137,29 @@ std::vector<Tensor> softmax(const OpArgs &a, bool log_form) {
   return {std::move(out)};
 }
 
+/// LRN: x / (bias + alpha / size * sum of squares over the channel window) ^ beta.
+std::vector<Tensor> op_lrn(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  if (X.rank() < 3) a.fail("X must have rank 3 or more (N, C, spatial...), got " + shape_to_string(X.shape));
+  std::int64_t size = a.attr_int("size", 0);
+  if (size < 1) a.fail("size must be positive");
+  double alpha = a.attr_float("alpha", 1e-4), beta = a.attr_float("beta", 0.75), bias = a.attr_float("bias", 1.0);
+  std::int64_t C = X.shape[1], inner = dims_product(X.shape, 2, X.rank()), below = (size - 1) / 2;
+  Tensor out = a.make_output(0, X.shape);
+  for (std::int64_t n = 0; n < X.shape[0]; ++n)
+    for (std::int64_t c = 0; c < C; ++c)
+      for (std::int64_t i = 0; i < inner; ++i) {
+        double sum = 0;
+        for (std::int64_t k = std::max<std::int64_t>(0, c - below); k <= std::min(C - 1, c - below + size - 1); ++k) {
+          double v = X.get((n * C + k) * inner + i);
+          sum += v * v;
+        }
+        std::int64_t at = (n * C + c) * inner + i;
+        out.set(at, X.get(at) / std::pow(bias + alpha / static_cast<double>(size) * sum, beta));
+      }
+  return {std::move(out)};
+}
+
 std::vector<Tensor> op_softmax(const OpArgs &a) { return softmax(a, false); }
 std::vector<Tensor> op_log_softmax(const OpArgs &a) { return softmax(a, true); }
 
@@ -147,7 +170,8 @@ const OpTable &normalization_ops() {
                                 {"LayerNormalization", op_layer_norm},
                                 {"InstanceNormalization", op_instance_norm},
                                 {"Softmax", op_softmax},
-                                {"LogSoftmax", op_log_softmax}};
+                                {"LogSoftmax", op_log_softmax},
+                                {"LRN", op_lrn}};
   return table;
 }
 

@@ -1,5 +1,5 @@
 // Registry entries of the normalizations: BatchNormalization (inference),
-// LayerNormalization, InstanceNormalization, Softmax and LogSoftmax.
+// LayerNormalization, InstanceNormalization, Softmax, LogSoftmax and LRN.
 #include "graph/ir/ops/ops_util.h"
 
 namespace atl::ops {
@@ -188,6 +188,40 @@ OpDefinition define_softmax(const OpContext &ctx) {
   return {text, {"input"}, {"output"}, {"mx"}};
 }
 
+// ---- LRN --------------------------------------------------------------------
+
+std::vector<TensorType> infer_lrn(const OpContext &ctx) {
+  const TensorType &X = in(ctx, 0);
+  require_float(ctx, X, "X");
+  require_rank_at_least(ctx, X, 3, "X");
+  single_output(ctx);
+  if (!ctx.attr("size")) fail(ctx, "needs the attribute size");
+  if (ctx.attr_int("size", 0) < 1) fail(ctx, "size must be positive");
+  return {X};
+}
+
+std::int64_t flops_lrn(const OpContext &ctx) {
+  return elements(ctx.outputs[0].shape) * (2 * ctx.attr_int("size", 1) + 4);
+}
+
+/// ONNX's LRN: each element divided by (bias + alpha / size * the sum of
+/// squares over `size` channels around it, fewer at the edges) ^ beta; the
+/// window reaches floor((size - 1) / 2) channels below, the rest above.
+OpDefinition define_lrn(const OpContext &ctx) {
+  const TensorType &X = in(ctx, 0);
+  std::int64_t size = ctx.attr_int("size", 1), below = (size - 1) / 2;
+  std::vector<std::string> idx = index_names(X.rank());
+  std::vector<std::string> shifted = idx;
+  shifted[1] = idx[1] + " + kc - " + std::to_string(below);
+  std::string x = call("X", shifted);
+  std::string text = call("sq", idx) + " +=! guard(" + x + ", 0) * guard(" + x + ", 0) where kc in 0:" +
+                     std::to_string(size) + ", " + idx[1] + " in 0:" + dim_text(X.shape[1]) + "\n";
+  text += call("Y", idx) + " = " + call("X", idx) + " / pow(" + num(ctx.attr_float("bias", 1.0)) + " + " +
+          num(ctx.attr_float("alpha", 1e-4) / static_cast<double>(size)) + " * " + call("sq", idx) + ", " +
+          num(ctx.attr_float("beta", 0.75)) + ")";
+  return {text, {"X"}, {"Y"}};
+}
+
 }  // namespace
 
 std::vector<OpInfo> normalization_ops() {
@@ -204,6 +238,9 @@ std::vector<OpInfo> normalization_ops() {
              flops_softmax, define_softmax},
       OpInfo{"LogSoftmax", PatternKind::Reduction, 1, 1, 1, 1, {{"axis", AttrKind::Int}}, {}, infer_softmax,
              flops_softmax, define_softmax},
+      OpInfo{"LRN", PatternKind::Reduction, 1, 1, 1, 1,
+             {{"alpha", AttrKind::Float}, {"beta", AttrKind::Float}, {"bias", AttrKind::Float}, {"size", AttrKind::Int}},
+             {}, infer_lrn, flops_lrn, define_lrn},
   };
 }
 

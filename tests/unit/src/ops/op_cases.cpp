@@ -138,6 +138,10 @@ std::vector<Case> norm_reduce_cases() {
   cases.push_back({"InstanceNormalization", {f({2, 3, 4, 5}), f({3}), f({3})}});
   cases.push_back({"InstanceNormalization", {f({1, 2, 7}), f({2}), f({2})}, {{"epsilon", 0.1}}});
   cases.push_back({"InstanceNormalization", {f({1, 1, 1, 3}), f({1}), f({1})}});
+  // LRN: even and odd windows, a window wider than the channels, rank 3 and 4.
+  cases.push_back({"LRN", {f({2, 7, 3, 5})}, {{"size", 3}}});
+  cases.push_back({"LRN", {f({1, 5, 6})}, {{"size", 4}, {"alpha", 0.02}, {"beta", 0.5}, {"bias", 2.0}}});
+  cases.push_back({"LRN", {f({1, 3, 2, 2})}, {{"size", 5}, {"alpha", 0.5}}});
   for (const char *op : {"Softmax", "LogSoftmax"}) {
     cases.push_back({op, {f({3, 7})}});
     cases.push_back({op, {f({2, 3, 5})}, {{"axis", 1}}});

@@ -93,6 +93,8 @@ std::vector<Case> cases() {
   add(Op("InstanceNormalization", {T({2, 3, 4, 5}), T({3}), T({3})}));
   add(Op("Softmax", {T({2, 5})}));
   add(Op("Softmax", {T({2, 5, 3})}, {{"axis", 1}}));
+  add(Op("LRN", {T({1, 6, 3, 2})}, {{"size", 3}}));
+  add(Op("LRN", {T({S("N"), 4, 5})}, {{"size", 2}}), {{"N", 2}});
   add(Op("LogSoftmax", {T({2, 5})}));
   add(Op("LogSoftmax", {T({5})}, {{"axis", 0}}));
   // reductions
