@@ -43,7 +43,8 @@ add_test(NAME cli.compile.batch50
 set_tests_properties(cli.compile.batch50 PROPERTIES LABELS "cli;src" TIMEOUT 1200)
 
 # Random graphs (tests/data/make_random_graphs.py) and operators that once
-# failed (op_regressions.json: Pad fused with a consumer, AveragePool with
+# failed (op_regressions.json: Pad fused with a consumer, a long in-register
+# transpose (long_transpose: a loop of groups, not unrolled), AveragePool with
 # ceil_mode, an InstanceNormalization whose isl schedule only the time limit
 # stops, 10 s), every graph verified against the reference interpreter on
 # both CPU targets.

@@ -601,8 +601,9 @@ private:
       lane_mask = b_.CreateICmpSLT(llvm::ConstantVector::get(steps), splat_i64(columns));
     }
     const ArrayView &x = view(st.value->name), &y = view(st.array);
-    for (std::int64_t g = 0; g < t.trip; g += lanes_) {
-      frame_.vars[l] = b_.CreateNSWAdd(first, b_.getInt64(g));
+    // One group: lanes values of l from g, lanes rows of X in, lanes vectors of Y out.
+    auto group = [&](llvm::Value *g) {
+      frame_.vars[l] = b_.CreateNSWAdd(first, g);
       llvm::Value *px = element_ptr(x, offset(x, index_list(st.value->args)));
       std::vector<llvm::Value *> rows;
       for (unsigned r = 0; r < n; ++r) {
@@ -617,13 +618,25 @@ private:
       }
       std::vector<llvm::Value *> cols = emit_transpose(b_, rows);
       for (unsigned c = 0; c < n; ++c) {
-        frame_.vars[l] = b_.CreateNSWAdd(first, b_.getInt64(g + c));
+        frame_.vars[l] = b_.CreateNSWAdd(first, b_.CreateNSWAdd(g, b_.getInt64(c)));
         llvm::Value *p = element_ptr(y, offset(y, index_list(st.indices)));
         if (columns) b_.CreateMaskedStore(cols[c], p, llvm::Align(4), lane_mask);
         else b_.CreateAlignedStore(cols[c], p, llvm::Align(4));
       }
+    };
+    // A short l loop is unrolled (a blocked layout's lanes-wide block); a
+    // long one (a plain 2-D transpose, a row of thousands) stays a loop over
+    // groups, which keeps the function small enough for LLVM's loop passes.
+    if (t.trip <= kUnrolledTransposeGroups * lanes_) {
+      for (std::int64_t g = 0; g < t.trip; g += lanes_) group(b_.getInt64(g));
+      return;
     }
+    LoopShape shape{l + ".group", ".t", l + ".group", lanes_};
+    emit_loop(shape, b_.getInt64(0), [&](llvm::Value *g) { return b_.CreateICmpSLT(g, b_.getInt64(t.trip)); }, group);
   }
+
+  /// Groups of lanes rows that transposed_block unrolls before it makes a loop.
+  static constexpr std::int64_t kUnrolledTransposeGroups = 4;
 
   llvm::Value *splat_i64(llvm::Value *x) { return b_.CreateVectorSplat(static_cast<unsigned>(lanes_), x); }
 
