@@ -34,6 +34,22 @@ std::vector<Case> elementwise_cases() {
   std::vector<Shape> unary_shapes = {{9}, {2, 1, 7}, {1}, {3, 5, 2, 3}};
   for (const char *op : {"Relu", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Erf", "Identity", "HardSwish"})
     for (const Shape &s : unary_shapes) cases.push_back({op, {f(s)}});
+  for (const char *op : {"Elu", "Selu", "Softplus", "Softsign"})
+    for (const Shape &s : unary_shapes) cases.push_back({op, {In{s, DType::F32, "uniform(-5,5)"}}});
+  cases.push_back({"Elu", {f({4, 3})}, {{"alpha", 0.3}}});
+  cases.push_back({"Selu", {f({4, 3})}, {{"alpha", 1.2}, {"gamma", 0.9}}});
+  cases.push_back({"Softplus", {In{{3, 7}, DType::F32, "uniform(-100,100)"}}});
+  cases.push_back({"PRelu", {f({2, 3, 5}), f({3, 1})}});
+  cases.push_back({"PRelu", {f({7}), f({7})}});
+  cases.push_back({"PRelu", {f({1, 4, 3, 3}), f({})}});
+  cases.push_back({"PRelu", {typed({3, 4}, DType::I32, "uniform(-9,9)"), ints({2, -1, 3, 0}, DType::I32)}});
+  cases.push_back({"Mod", {typed({2, 5}, DType::I32, "uniform(-50,50)"), ints({3, -4, 5, -7, 2}, DType::I32)}});
+  cases.push_back({"Mod", {typed({3, 1}, DType::I64, "uniform(-50,50)"), ints({6, -6, 1, 5}, DType::I64)}, {{"fmod", 1}}});
+  cases.push_back({"Mod", {In{{3, 4}, DType::F32, "uniform(-10,10)"}, positive({4})}, {{"fmod", 1}}});
+  cases.push_back({"Mod", {In{{2, 1, 3}, DType::F32, "uniform(-10,10)"}, In{{5, 1}, DType::F32, "uniform(-3,-0.5)"}}, {{"fmod", 1}}});
+  cases.push_back({"CastLike", {In{{9}, DType::F32, "uniform(-9,9)"}, typed({1}, DType::I32)}});
+  cases.push_back({"CastLike", {f({2, 3}), typed({4, 4}, DType::F16)}});
+  cases.push_back({"CastLike", {typed({5, 1}, DType::I32, "uniform(-9,9)"), f({})}});
   for (const char *op : {"Log", "Sqrt", "Reciprocal"})
     for (const Shape &s : unary_shapes) cases.push_back({op, {positive(s)}});
   for (const Shape &s : unary_shapes) {

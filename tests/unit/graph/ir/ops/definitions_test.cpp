@@ -21,7 +21,7 @@ std::vector<Case> cases() {
   auto add = [&](Op op, std::map<std::string, std::int64_t> v = {}) { c.push_back({std::move(op), std::move(v)}); };
   auto B = DType::Bool;
   for (const char *u : {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Erf", "Gelu",
-                        "HardSigmoid", "HardSwish", "LeakyRelu", "Identity"}) {
+                        "HardSigmoid", "HardSwish", "LeakyRelu", "Identity", "Elu", "Selu", "Softplus", "Softsign"}) {
     add(Op(u, {T({2, 3})}));
     add(Op(u, {T({})}));
   }
@@ -31,6 +31,14 @@ std::vector<Case> cases() {
   add(Op("Clip", {T({2, 3})}));
   add(Op("Cast", {T({2, 3})}, {{"to", "i32"}}));
   add(Op("Not", {T({4}, B)}));
+  add(Op("Elu", {T({4})}, {{"alpha", 0.3}}));
+  add(Op("Selu", {T({4})}, {{"alpha", 1.5}, {"gamma", 2}}));
+  add(Op("PRelu", {T({2, 3, 4}), T({3, 1})}));
+  add(Op("PRelu", {T({S("N"), 4}), T({4})}), {{"N", 3}});
+  add(Op("Mod", {T({2, 1, 4}, DType::I32), T({3, 1}, DType::I32)}));
+  add(Op("Mod", {T({2, 3}), T({3})}, {{"fmod", 1}}));
+  add(Op("CastLike", {T({2, 3}), T({1}, DType::F16)}));
+  add(Op("CastLike", {T({S("N")}, DType::I32), T({})}), {{"N", 3}});
   for (const char *b : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) {
     add(Op(b, {T({2, 1, 4}), T({3, 1})}));
     add(Op(b, {T({S("N"), 4}), T({4})}), {{"N", 3}});

@@ -16,7 +16,8 @@ TEST_CASE("registry: every batch-format operator is registered once") {
       "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",
       "LayerNormalization", "InstanceNormalization", "Softmax", "LogSoftmax", "ReduceSum", "ReduceMean", "ReduceMax",
       "ReduceMin", "ReduceProd", "Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Concat", "Split", "Slice",
-      "Pad", "Expand", "Gather", "Compute"};
+      "Pad", "Expand", "Gather", "Compute",
+      "PRelu", "Elu", "Selu", "Softplus", "Softsign", "Mod", "CastLike"};
   for (const char *n : names) {
     INFO(n);
     REQUIRE(atl::find_op(n));
