@@ -154,6 +154,10 @@ std::vector<Case> norm_reduce_cases() {
   cases.push_back({"InstanceNormalization", {f({2, 3, 4, 5}), f({3}), f({3})}});
   cases.push_back({"InstanceNormalization", {f({1, 2, 7}), f({2}), f({2})}, {{"epsilon", 0.1}}});
   cases.push_back({"InstanceNormalization", {f({1, 1, 1, 3}), f({1}), f({1})}});
+  cases.push_back({"RMSNormalization", {f({3, 8}), f({8})}});
+  cases.push_back({"RMSNormalization", {f({2, 3, 5}), f({1, 5})}, {{"axis", 1}, {"epsilon", 1e-3}}});
+  cases.push_back({"RMSNormalization", {f({4, 1}), f({1})}});
+  cases.push_back({"RMSNormalization", {typed({2, 300}, DType::BF16), typed({300}, DType::BF16)}});
   for (const char *op : {"Softmax", "LogSoftmax"}) {
     cases.push_back({op, {f({3, 7})}});
     cases.push_back({op, {f({2, 3, 5})}, {{"axis", 1}}});

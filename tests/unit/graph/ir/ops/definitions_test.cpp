@@ -99,6 +99,9 @@ std::vector<Case> cases() {
   add(Op("LayerNormalization", {T({2, 3, 4}), T({1, 4}), T({4})}, {{"axis", 0}}, 2));
   add(Op("LayerNormalization", {T({S("S"), 4}), T({4})}), {{"S", 5}});
   add(Op("InstanceNormalization", {T({2, 3, 4, 5}), T({3}), T({3})}));
+  add(Op("RMSNormalization", {T({2, 3, 4}), T({4})}));
+  add(Op("RMSNormalization", {T({2, 3, 4}), T({1, 4})}, {{"axis", 1}, {"epsilon", 1e-3}}));
+  add(Op("RMSNormalization", {T({S("S"), 4}), T({4})}), {{"S", 5}});
   add(Op("Softmax", {T({2, 5})}));
   add(Op("Softmax", {T({2, 5, 3})}, {{"axis", 1}}));
   add(Op("LogSoftmax", {T({2, 5})}));

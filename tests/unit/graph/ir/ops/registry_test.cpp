@@ -17,7 +17,8 @@ TEST_CASE("registry: every batch-format operator is registered once") {
       "LayerNormalization", "InstanceNormalization", "Softmax", "LogSoftmax", "ReduceSum", "ReduceMean", "ReduceMax",
       "ReduceMin", "ReduceProd", "Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Concat", "Split", "Slice",
       "Pad", "Expand", "Gather", "Compute",
-      "PRelu", "Elu", "Selu", "Softplus", "Softsign", "Mod", "CastLike"};
+      "PRelu", "Elu", "Selu", "Softplus", "Softsign", "Mod", "CastLike",
+      "RMSNormalization"};
   for (const char *n : names) {
     INFO(n);
     REQUIRE(atl::find_op(n));
