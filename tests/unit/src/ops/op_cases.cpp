@@ -213,6 +213,13 @@ std::vector<Case> movement_cases() {
   cases.push_back({"Gather", {f({5, 3}), ints({0, 4, -1, 2})}});
   cases.push_back({"Gather", {f({2, 6, 3}), In{{2, 2}, DType::I64, "", std::vector<double>{5, 0, -6, 3}}}, {{"axis", 1}}});
   cases.push_back({"Gather", {f({7}), In{{}, DType::I32, "", std::vector<double>{3}}}});
+  cases.push_back({"Tile", {f({2, 3})}, {{"repeats", {3, 2}}}});
+  cases.push_back({"Tile", {f({1, 3, 5}), ints({2, 1, 3})}});
+  cases.push_back({"Tile", {f({7})}, {{"repeats", {1}}}});
+  cases.push_back({"GatherElements", {f({5, 3}), In{{2, 3}, DType::I64, "", std::vector<double>{0, 4, -1, -5, 2, 3}}}});
+  cases.push_back({"GatherElements", {f({2, 6, 3}), In{{2, 7, 1}, DType::I32, "", std::vector<double>{5, 0, -6, 3, 1, 2, -1, 4, 4, 0, -2, 5, 1, 3}}},
+                   {{"axis", 1}}});
+  cases.push_back({"GatherElements", {f({4, 5}), typed({4, 2}, DType::I64, "uniform(-5,4)")}, {{"axis", -1}}});
   return cases;
 }
 

@@ -146,6 +146,10 @@ std::vector<Case> cases() {
   add(Op("Pad", {T({5, 2})}, {{"pads", {-1, 0, -2, 0}}}));
   add(Op("Gather", {T({5, 4, 3}), T({2, 2}, DType::I32)}, {{"axis", 1}}));
   add(Op("Gather", {T({5, 4}), T({}, DType::I64)}, {{"axis", -1}}));
+  add(Op("Tile", {T({2, 3})}, {{"repeats", {3, 2}}}));
+  add(Op("Tile", {T({S("N"), 3})}, {{"repeats", {1, 4}}}), {{"N", 2}});
+  add(Op("GatherElements", {T({5, 4}), T({3, 4}, DType::I64)}));
+  add(Op("GatherElements", {T({2, 5, 3}), T({2, 7, 2}, DType::I32)}, {{"axis", -2}}));
   add(Op("Compute", {T({4, 3}), T({3, 5})}, {{"expr", "out0(i, j) +=! in0(i, k) * in1(k, j)"}}));
   return c;
 }
@@ -161,7 +165,7 @@ TEST_CASE("definitions: every operator analyzes to its inferred shapes and runs"
     for (std::size_t i = 0; i < c.op.ins.size(); ++i)
       if (c.op.ins[i]) INFO("input " << i << ": " << c.op.ins[i]->str());
     std::vector<atl::Tensor> data;
-    if (c.op.node.op == "Gather") {  // valid indices, some negative
+    if (c.op.node.op == "Gather" || c.op.node.op == "GatherElements") {  // valid indices, some negative
       const atl::TensorType &ix = *c.op.ins[1];
       atl::Shape xs;
       for (const auto &d : c.op.ins[0]->shape) xs.push_back(d.is_symbolic() ? c.values.at(d.symbol) : d.value);
@@ -170,7 +174,12 @@ TEST_CASE("definitions: every operator analyzes to its inferred shapes and runs"
       atl::Shape is;
       for (const auto &d : ix.shape) is.push_back(d.is_symbolic() ? c.values.at(d.symbol) : d.value);
       idx = atl::Tensor(ix.dtype, is);
-      for (std::int64_t k = 0; k < idx.numel(); ++k) idx.set(k, k % 2 ? -1 - k : k);
+      std::int64_t dim = x.numel();  // Gather's cases index within every axis
+      if (c.op.node.op == "GatherElements") {
+        std::int64_t axis = c.op.node.attrs.value("axis", 0);
+        dim = xs[static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(xs.size()) : axis)];
+      }
+      for (std::int64_t k = 0; k < idx.numel(); ++k) idx.set(k, k % 2 ? -1 - k % dim : k % dim);
       data = {x, idx};
     }
     CHECK_NOTHROW(c.op.check_definition(c.values, data));

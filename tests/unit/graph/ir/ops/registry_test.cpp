@@ -18,7 +18,8 @@ TEST_CASE("registry: every batch-format operator is registered once") {
       "ReduceMin", "ReduceProd", "Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Concat", "Split", "Slice",
       "Pad", "Expand", "Gather", "Compute",
       "PRelu", "Elu", "Selu", "Softplus", "Softsign", "Mod", "CastLike",
-      "RMSNormalization"};
+      "RMSNormalization",
+      "Tile", "GatherElements"};
   for (const char *n : names) {
     INFO(n);
     REQUIRE(atl::find_op(n));
@@ -33,6 +34,8 @@ TEST_CASE("registry: every batch-format operator is registered once") {
   CHECK(atl::find_op("Reshape")->const_inputs[0].first == 1);
   CHECK(std::string(atl::find_op("Reshape")->const_inputs[0].second) == "shape");
   CHECK(atl::find_op("Slice")->const_inputs.size() == 4);
+  REQUIRE(atl::find_op("Tile")->const_inputs.size() == 1);
+  CHECK(std::string(atl::find_op("Tile")->const_inputs[0].second) == "repeats");
 }
 
 TEST_CASE("registry: attribute readers accept the batch encodings") {
