@@ -220,6 +220,20 @@ std::vector<Case> movement_cases() {
   cases.push_back({"GatherElements", {f({2, 6, 3}), In{{2, 7, 1}, DType::I32, "", std::vector<double>{5, 0, -6, 3, 1, 2, -1, 4, 4, 0, -2, 5, 1, 3}}},
                    {{"axis", 1}}});
   cases.push_back({"GatherElements", {f({4, 5}), typed({4, 2}, DType::I64, "uniform(-5,4)")}, {{"axis", -1}}});
+  for (const char *mode : {"nearest", "linear"}) {
+    cases.push_back({"Resize", {f({1, 3, 5, 7})}, {{"mode", mode}, {"scales", {1, 1, 2, 2}}}});
+    cases.push_back({"Resize", {f({1, 2, 9, 11})}, {{"mode", mode}, {"scales", {1, 1, 0.5, 0.6}}}});
+    cases.push_back({"Resize", {f({2, 3, 7, 5})}, {{"mode", mode}, {"scales", {1, 1, 1.5, 0.6}}, {"coordinate_transformation_mode", "align_corners"}}});
+    cases.push_back({"Resize", {f({1, 3, 7, 9})}, {{"mode", mode}, {"sizes", {1, 3, 11, 4}}, {"coordinate_transformation_mode", "asymmetric"}}});
+    cases.push_back({"Resize", {f({2, 5, 13})}, {{"mode", mode}, {"scales", {1, 1, 2.5}}, {"coordinate_transformation_mode", "pytorch_half_pixel"}}});
+    cases.push_back({"Resize", {f({2, 3, 5, 7})}, {{"mode", mode}, {"axes", {2, 3}}, {"scales", {1.5, 0.6}}, {"coordinate_transformation_mode", "half_pixel_symmetric"}}});
+  }
+  cases.push_back({"Resize", {f({1, 2, 6, 10})}, {{"nearest_mode", "round_prefer_ceil"}, {"scales", {1, 1, 1.5, 0.5}}}});
+  cases.push_back({"Resize", {f({1, 2, 6, 10})}, {{"nearest_mode", "ceil"}, {"scales", {1, 1, 1.5, 0.5}}}});
+  cases.push_back({"Resize", {f({1, 2, 6, 8}), omitted(), omitted(), ints({9, 9})},
+                   {{"mode", "linear"}, {"axes", {2, 3}}, {"keep_aspect_ratio_policy", "not_larger"}}});
+  cases.push_back({"Resize", {f({1, 3, 4, 4}), omitted(), In{{4}, DType::F32, "", std::vector<double>{1, 1, 0.75, 1.25}}},
+                   {{"mode", "linear"}}});
   return cases;
 }
 

@@ -150,6 +150,10 @@ std::vector<Case> cases() {
   add(Op("Tile", {T({S("N"), 3})}, {{"repeats", {1, 4}}}), {{"N", 2}});
   add(Op("GatherElements", {T({5, 4}), T({3, 4}, DType::I64)}));
   add(Op("GatherElements", {T({2, 5, 3}), T({2, 7, 2}, DType::I32)}, {{"axis", -2}}));
+  add(Op("Resize", {T({1, 2, 3, 5})}, {{"scales", {1, 1, 2, 0.6}}}));
+  add(Op("Resize", {T({1, 2, 3, 5})}, {{"scales", {1, 1, 1.5, 2}}, {"mode", "linear"}}));
+  add(Op("Resize", {T({2, 7})}, {{"sizes", {2, 3}}, {"mode", "linear"}, {"coordinate_transformation_mode", "align_corners"}}));
+  add(Op("Resize", {T({S("N"), 2, 5})}, {{"axes", {2}}, {"sizes", {9}}, {"nearest_mode", "ceil"}}), {{"N", 2}});
   add(Op("Compute", {T({4, 3}), T({3, 5})}, {{"expr", "out0(i, j) +=! in0(i, k) * in1(k, j)"}}));
   return c;
 }

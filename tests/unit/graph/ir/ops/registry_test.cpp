@@ -19,7 +19,8 @@ TEST_CASE("registry: every batch-format operator is registered once") {
       "Pad", "Expand", "Gather", "Compute",
       "PRelu", "Elu", "Selu", "Softplus", "Softsign", "Mod", "CastLike",
       "RMSNormalization",
-      "Tile", "GatherElements"};
+      "Tile", "GatherElements",
+      "Resize"};
   for (const char *n : names) {
     INFO(n);
     REQUIRE(atl::find_op(n));
@@ -36,6 +37,7 @@ TEST_CASE("registry: every batch-format operator is registered once") {
   CHECK(atl::find_op("Slice")->const_inputs.size() == 4);
   REQUIRE(atl::find_op("Tile")->const_inputs.size() == 1);
   CHECK(std::string(atl::find_op("Tile")->const_inputs[0].second) == "repeats");
+  CHECK(atl::find_op("Resize")->const_inputs.size() == 3);
 }
 
 TEST_CASE("registry: attribute readers accept the batch encodings") {
