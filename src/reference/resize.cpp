@@ -112,6 +112,7 @@ std::vector<Tensor> op_resize(const OpArgs &a) {
     for (std::int64_t ax : axes) {
       scale[ax] = s;
       out_shape[ax] = floor_of(Q{X.shape[ax], 1} * s + Q{1, 2});  // round half up
+      if (out_shape[ax] < 1) a.fail("an output axis would be empty");
     }
   }
   Tensor out = a.make_output(0, out_shape);

@@ -155,6 +155,9 @@ ResizePlan resize_plan(const OpContext &ctx) {
       scale[a] = s;
       Frac o = add(ctx, mul(ctx, Frac{p.axes[a].in, 1}, s), Frac{1, 2});
       p.axes[a].out = floor_div(o.n, o.d);
+      if (p.axes[a].out < 1)
+        fail(ctx, "keep_aspect_ratio_policy " + policy + " leaves axis " + std::to_string(a) + " of size " +
+                      std::to_string(p.axes[a].in) + " empty");
     }
   }
   for (int a = 0; a < r; ++a) {

@@ -49,6 +49,10 @@ TEST_CASE("resize: rejected modes, attributes and inputs") {
   err({{"scales", {1, 1, 0.2, 1}}}, "scale 0.2 leaves axis 2 of size 4 empty");
   err({{"sizes", {1, 1, 0, 4}}}, "sizes must be positive, got 0 for axis 2");
   err({{"axes", {2, 2}}, {"scales", {2, 2}}}, "axes");
+  CHECK_THROWS_WITH_AS(Op("Resize", {T({1, 1, 3, 100})},
+                          {{"axes", {2, 3}}, {"sizes", {3, 1}}, {"keep_aspect_ratio_policy", "not_larger"}})
+                           .infer(),
+                       doctest::Contains("keep_aspect_ratio_policy not_larger leaves axis 2 of size 3 empty"), UserError);
   CHECK_THROWS_WITH_AS(Op("Resize", {T({1, S("H")})}, {{"scales", {1, 2}}}).infer(),
                        doctest::Contains("resizing it"), UserError);
   CHECK_THROWS_WITH_AS(Op("Resize", {T({4}, DType::I32)}, {{"scales", {2}}}).infer(),
