@@ -50,7 +50,11 @@ set_tests_properties(cli.compile.batch50 PROPERTIES LABELS "cli;src" TIMEOUT 120
 # both CPU targets.
 # low_precision.json: f16/bf16 sums, means and products long enough to stall
 # an accumulator of their own type (they reduce in f32).
-foreach(batch random_graphs op_regressions low_precision)
+# onnx_ops.json: PRelu, Elu, Selu, Softplus, Softsign, Mod, Tile, Resize,
+# GatherElements, CastLike and RMSNormalization on odd shapes (partial
+# tiles), alone and in fused chains; Resize in every mode, coordinate
+# transformation and nearest mode, by scales and by sizes, 3-D to 5-D.
+foreach(batch random_graphs op_regressions low_precision onnx_ops)
   foreach(target cpu cpu-c)
     add_test(NAME cli.verify.${batch}.${target}
       COMMAND $<TARGET_FILE:atoll> run ${CMAKE_CURRENT_SOURCE_DIR}/data/${batch}.json --verify --target ${target} --quiet)
@@ -60,6 +64,9 @@ endforeach()
 add_test(NAME cli.verify.low_precision.definitions
   COMMAND $<TARGET_FILE:atoll> run ${CMAKE_CURRENT_SOURCE_DIR}/data/low_precision.json --verify-definitions --quiet)
 set_tests_properties(cli.verify.low_precision.definitions PROPERTIES LABELS "cli;src" TIMEOUT 600)
+add_test(NAME cli.verify.onnx_ops.definitions
+  COMMAND $<TARGET_FILE:atoll> run ${CMAKE_CURRENT_SOURCE_DIR}/data/onnx_ops.json --verify-definitions --quiet)
+set_tests_properties(cli.verify.onnx_ops.definitions PROPERTIES LABELS "cli;src" TIMEOUT 600)
 
 # run without --verify/--bench, --dump/--inputs round trips (bf16, names that
 # are not file names), run-time Gather indices out of range, and the objects

@@ -10,7 +10,8 @@ set(ATOLL_GPU_BATCHES
   ${PROJECT_SOURCE_DIR}/samples/resnet50_bottleneck.json
   ${CMAKE_CURRENT_SOURCE_DIR}/data/op_regressions.json
   ${CMAKE_CURRENT_SOURCE_DIR}/data/random_graphs.json
-  ${CMAKE_CURRENT_SOURCE_DIR}/data/low_precision.json)
+  ${CMAKE_CURRENT_SOURCE_DIR}/data/low_precision.json
+  ${CMAKE_CURRENT_SOURCE_DIR}/data/onnx_ops.json)
 # Under the sanitizers: one batch (the GPU path's own code runs under
 # ASan and UBSan; PoCL and NVRTC are not instrumented), within CI's budget.
 # LeakSanitizer ignores what PoCL's and NVRTC's libraries keep until exit.

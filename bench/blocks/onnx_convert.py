@@ -1,4 +1,5 @@
-"""Writes one graph of an Atoll operator batch (batch-format.md) as an ONNX model (opset 20).
+"""Writes one graph of an Atoll operator batch (batch-format.md) as an ONNX model (opset 20, or 23
+for a graph with RMSNormalization).
 
 Used by bench_blocks.py so that onnxruntime runs the same math as Atoll on the
 same data: weights become initializers holding the values Atoll used (read
@@ -11,6 +12,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 OPSET = 20  # Gelu exists from opset 20
+OPSET_23 = {"RMSNormalization"}  # operators that exist from opset 23 only
 IR_VERSION = 10
 
 DTYPES = {"f32": TensorProto.FLOAT, "f16": TensorProto.FLOAT16, "bf16": TensorProto.BFLOAT16,
@@ -25,6 +27,7 @@ MatMul Gemm Conv ConvTranspose MaxPool AveragePool GlobalAveragePool GlobalMaxPo
 BatchNormalization LayerNormalization InstanceNormalization Softmax LogSoftmax
 ReduceSum ReduceMean ReduceMax ReduceMin ReduceProd
 Transpose Reshape Flatten Squeeze Unsqueeze Concat Split Slice Pad Expand Gather Clip
+PRelu Elu Selu Softplus Softsign Mod CastLike Tile GatherElements Resize RMSNormalization
 """.split())
 
 # Constant inputs that the batch may give as attributes (batch-format.md): (input position, attribute, kind).
@@ -37,6 +40,8 @@ ATTR_INPUTS = {
     "Unsqueeze": [(1, "axes", "i64")],
     "Split": [(1, "split", "i64")],
     "Expand": [(1, "shape", "i64")],
+    "Tile": [(1, "repeats", "i64")],
+    "Resize": [(1, "roi", "f32"), (2, "scales", "f32"), (3, "sizes", "i64")],
     **{r: [(1, "axes", "i64")] for r in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd")},
 }
 FLOAT_ATTRS = {"epsilon", "alpha", "beta", "momentum", "gamma", "value"}
@@ -125,6 +130,8 @@ def convert_graph(graph, params, tensors, dtypes_out, weights_as_inputs=False, d
             value = attrs.pop(key)
             if kind == "i64":
                 array = np.asarray(value, dtype=np.int64)
+            elif kind == "f32":
+                array = np.asarray(value, dtype=np.float32)
             else:  # the element type of the node's first input
                 first = node_inputs[0]
                 dt = declared.get(first, default_dtype)
@@ -150,7 +157,8 @@ def convert_graph(graph, params, tensors, dtypes_out, weights_as_inputs=False, d
         outputs.append(helper.make_tensor_value_info(out, helper.np_dtype_to_tensor_dtype(ref.dtype), list(ref.shape)))
 
     g = helper.make_graph(nodes, graph["name"], inputs, outputs, initializer=initializers)
-    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="atoll-bench-blocks")
+    opset = 23 if any(n.op_type in OPSET_23 for n in nodes) else OPSET
+    model = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], producer_name="atoll-bench-blocks")
     model.ir_version = min(IR_VERSION, onnx.IR_VERSION)
     onnx.checker.check_model(model)
     return model, feeds

@@ -174,8 +174,16 @@ void Graph::finalize() {
                           nloc);
         n.attrs[attr] = data[0];
       } else {
+        // Integer lists (shapes, axes, pads) but for a list of numbers such
+        // as Resize's scales.
+        bool floats = false;
+        for (const AttrSpec &a : op->attrs)
+          if (std::string_view(a.name) == attr) floats = a.kind == AttrKind::Floats;
         nlohmann::json list = nlohmann::json::array();
-        for (double x : data) list.push_back(static_cast<std::int64_t>(x));
+        for (double x : data) {
+          if (floats) list.push_back(x);
+          else list.push_back(static_cast<std::int64_t>(x));
+        }
         n.attrs[attr] = list;
       }
       n.inputs[slot].clear();

@@ -97,7 +97,7 @@ struct Registry {
 
   Registry() {
     for (auto family : {ops::elementwise_ops, ops::linalg_ops, ops::conv_ops, ops::pool_ops, ops::normalization_ops,
-                        ops::reduce_ops, ops::movement_ops, ops::slicing_ops, ops::compute_ops})
+                        ops::reduce_ops, ops::movement_ops, ops::slicing_ops, ops::resize_ops, ops::compute_ops})
       for (OpInfo &info : family()) {
         infer[info.name] = info.infer;
         info.infer = checked_infer;

@@ -1,5 +1,6 @@
-// Reference elementwise operators: arithmetic, activations, comparisons and
-// logic with numpy broadcasting, plus Clip, Where, Cast and Identity.
+// Reference elementwise operators: arithmetic (Mod, PRelu), activations,
+// comparisons and logic with numpy broadcasting, plus Clip, Where, Cast,
+// CastLike and Identity.
 #include "src/reference/reference_internal.h"
 
 #include <cmath>
@@ -116,6 +117,38 @@ std::vector<Tensor> op_hard_swish(const OpArgs &a) {
   return unary(a, [](double x) { return x * std::max(0.0, std::min(1.0, x / 6.0 + 0.5)); });
 }
 
+std::vector<Tensor> op_elu(const OpArgs &a) {
+  double alpha = a.attr_float("alpha", 1.0);
+  return unary(a, [=](double x) { return x < 0 ? alpha * (std::exp(x) - 1.0) : x; });
+}
+std::vector<Tensor> op_selu(const OpArgs &a) {
+  double alpha = a.attr_float("alpha", 1.67326319217681884765625);
+  double gamma = a.attr_float("gamma", 1.05070102214813232421875);
+  return unary(a, [=](double x) { return x <= 0 ? gamma * (alpha * std::exp(x) - alpha) : gamma * x; });
+}
+std::vector<Tensor> op_softplus(const OpArgs &a) {
+  // log(exp(x) + 1), rearranged so that exp cannot overflow.
+  return unary(a, [](double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::fabs(x))); });
+}
+std::vector<Tensor> op_softsign(const OpArgs &a) { return unary(a, [](double x) { return x / (1.0 + std::fabs(x)); }); }
+
+std::vector<Tensor> op_prelu(const OpArgs &a) {
+  const Tensor &X = a.input(0), &slope = a.input(1);
+  if (broadcast_shapes(a, {X.shape, slope.shape}) != X.shape)
+    a.fail("slope " + shape_to_string(slope.shape) + " does not broadcast to X " + shape_to_string(X.shape));
+  return binary(a, [](double x, double s) { return x < 0 ? s * x : x; });
+}
+
+std::vector<Tensor> op_mod(const OpArgs &a) {
+  std::int64_t fmod = a.attr_int("fmod", 0);
+  if (fmod != 0 && fmod != 1) a.fail("fmod must be 0 or 1, got " + std::to_string(fmod));
+  if (fmod == 1) return binary(a, [](double x, double y) { return std::fmod(x, y); });
+  if (!is_integer(a.output_dtype(0))) a.fail("fmod=0 needs integer inputs; float inputs need fmod=1");
+  // The sign of the divisor (Python's %). By zero: NaN, which an integer
+  // store turns into 0, as the generated code's conversion does.
+  return binary(a, [](double x, double y) { return y == 0 ? NAN : x - y * std::floor(x / y); });
+}
+
 std::vector<Tensor> op_clip(const OpArgs &a) {
   double lo = a.const_float("min", 1).value_or(-kInf), hi = a.const_float("max", 2).value_or(kInf);
   // ONNX: min > max sets every value to max, which this order gives.
@@ -138,6 +171,12 @@ std::vector<Tensor> op_cast(const OpArgs &a) {
   // Tensor::set rounds to the target type: floats to nearest even, integers
   // truncate toward zero, bool is (x != 0).
   return unary(a, [](double x) { return x; });
+}
+
+std::vector<Tensor> op_cast_like(const OpArgs &a) {
+  ATOLL_ASSERT(a.input(1).dtype == a.output_dtype(0), "CastLike: output dtype disagrees with target_type");
+  const Tensor *x = &a.input(0);
+  return {map_broadcast(a, {x}, [](const double *v) { return v[0]; })};
 }
 
 std::vector<Tensor> op_identity(const OpArgs &a) { return unary(a, [](double x) { return x; }); }
@@ -179,7 +218,10 @@ const OpTable &elementwise_ops() {
       {"Less", op_less},         {"Greater", op_greater},
       {"LessOrEqual", op_less_equal}, {"GreaterOrEqual", op_greater_equal},
       {"Not", op_not},           {"And", op_and},
-      {"Or", op_or},
+      {"Or", op_or},             {"Elu", op_elu},
+      {"Selu", op_selu},         {"Softplus", op_softplus},
+      {"Softsign", op_softsign}, {"PRelu", op_prelu},
+      {"Mod", op_mod},           {"CastLike", op_cast_like},
   };
   return table;
 }

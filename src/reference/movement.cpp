@@ -1,5 +1,5 @@
 // Reference data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze,
-// Concat, Split, Slice, Pad, Expand and Gather.
+// Concat, Split, Slice, Pad, Expand, Tile, Gather and GatherElements.
 #include "src/reference/reference_internal.h"
 
 #include <algorithm>
@@ -361,13 +361,64 @@ std::vector<Tensor> op_gather(const OpArgs &a) {
   return {std::move(out)};
 }
 
+std::vector<Tensor> op_tile(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  auto repeats = a.const_ints("repeats", 1);
+  if (!repeats) a.fail("'repeats' is required");
+  if (static_cast<int>(repeats->size()) != X.rank())
+    a.fail("repeats " + ints_to_string(*repeats) + " does not have one entry per axis of " + shape_to_string(X.shape));
+  Shape shape = X.shape;
+  for (std::size_t d = 0; d < shape.size(); ++d) {
+    if ((*repeats)[d] < 1) a.fail("repeats " + ints_to_string(*repeats) + " must have positive entries");
+    shape[d] *= (*repeats)[d];
+  }
+  Tensor out = a.make_output(0, shape);
+  std::vector<std::int64_t> strides = shape_strides(X.shape);
+  gather_into(out, X, [&](const std::vector<std::int64_t> &idx) {
+    std::int64_t off = 0;
+    for (std::size_t d = 0; d < idx.size(); ++d) off += (idx[d] % X.shape[d]) * strides[d];
+    return off;
+  });
+  return {std::move(out)};
+}
+
+std::vector<Tensor> op_gather_elements(const OpArgs &a) {
+  const Tensor &X = a.input(0), &indices = a.input(1);
+  if (X.rank() == 0) a.fail("data must have rank 1 or more");
+  if (indices.rank() != X.rank())
+    a.fail("indices " + shape_to_string(indices.shape) + " must have the rank of data " + shape_to_string(X.shape));
+  int axis = normalize_axis(a, a.attr_int("axis", 0), X.rank());
+  for (int d = 0; d < X.rank(); ++d)
+    if (d != axis && indices.shape[d] > X.shape[d])
+      a.fail("indices " + shape_to_string(indices.shape) + " exceed data " + shape_to_string(X.shape) +
+             " off the axis");
+  Tensor out = a.make_output(0, indices.shape);
+  std::vector<std::int64_t> strides = shape_strides(X.shape), index(indices.shape.size(), 0);
+  std::int64_t dim = X.shape[axis];
+  for (std::int64_t k = 0; k < indices.numel(); ++k) {
+    double raw = indices.get(k);
+    if (!(raw >= static_cast<double>(-dim) && raw < static_cast<double>(dim)) || raw != std::trunc(raw))
+      a.fail("index " + (raw == std::trunc(raw) && std::fabs(raw) < 9e18 ? std::to_string(static_cast<std::int64_t>(raw))
+                                                                          : std::to_string(raw)) +
+             " is out of range for axis " + std::to_string(axis) + " of size " + std::to_string(dim));
+    std::int64_t at = static_cast<std::int64_t>(raw);
+    if (at < 0) at += dim;
+    std::int64_t off = 0;
+    for (std::size_t d = 0; d < index.size(); ++d) off += (static_cast<int>(d) == axis ? at : index[d]) * strides[d];
+    out.set(k, X.get(off));
+    next_index(index, indices.shape);
+  }
+  return {std::move(out)};
+}
+
 }  // namespace
 
 const OpTable &movement_ops() {
   static const OpTable table = {{"Transpose", op_transpose}, {"Reshape", op_reshape}, {"Flatten", op_flatten},
                                 {"Squeeze", op_squeeze},     {"Unsqueeze", op_unsqueeze}, {"Concat", op_concat},
                                 {"Split", op_split},         {"Slice", op_slice},     {"Pad", op_pad},
-                                {"Expand", op_expand},       {"Gather", op_gather}};
+                                {"Expand", op_expand},       {"Gather", op_gather},   {"Tile", op_tile},
+                                {"GatherElements", op_gather_elements}};
   return table;
 }
 

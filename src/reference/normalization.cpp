@@ -1,5 +1,6 @@
 // Reference normalizations: BatchNormalization (inference), LayerNormalization,
-// InstanceNormalization, Softmax and LogSoftmax (opset 13: one axis), LRN.
+// RMSNormalization (opset 23), InstanceNormalization, Softmax and LogSoftmax
+// (opset 13: one axis), LRN.
 #include "src/reference/reference_internal.h"
 
 #include <cmath>
@@ -90,6 +91,38 @@ std::vector<Tensor> op_layer_norm(const OpArgs &a) {
   return result;
 }
 
+std::vector<Tensor> op_rms_norm(const OpArgs &a) {
+  const Tensor &X = a.input(0), &scale = a.input(1);
+  if (X.rank() == 0) a.fail("X must have rank 1 or more");
+  if (a.num_outputs() != 1) a.fail("has one output");
+  if (a.attr_int("stash_type", 1) != 1) a.fail("stash_type must be 1 (f32)");
+  int axis = normalize_axis(a, a.attr_int("axis", -1), X.rank());
+  double eps = a.attr_float("epsilon", 1e-5);
+  // scale broadcasts (numpy, unidirectionally) to the normalized dims, and
+  // so to X.
+  Shape norm(X.shape.begin() + axis, X.shape.end());
+  if (scale.rank() > static_cast<int>(norm.size()) || broadcast_shapes(a, {scale.shape, norm}) != norm)
+    a.fail("scale of shape " + shape_to_string(scale.shape) + " does not broadcast to the normalized shape " +
+           shape_to_string(norm));
+  std::vector<std::int64_t> s_strides = broadcast_strides(scale.shape, norm);
+  Tensor Y = a.make_output(0, X.shape);
+  std::int64_t outer = dims_product(X.shape, 0, axis), inner = dims_product(X.shape, axis, X.rank());
+  for (std::int64_t o = 0; o < outer; ++o) {
+    const double *x = X.data.data() + o * inner;
+    double ms = 0;
+    for (std::int64_t i = 0; i < inner; ++i) ms += x[i] * x[i];
+    double inv = 1.0 / std::sqrt(ms / static_cast<double>(inner) + eps);
+    std::vector<std::int64_t> index(norm.size(), 0);
+    for (std::int64_t i = 0; i < inner; ++i) {
+      std::int64_t so = 0;
+      for (std::size_t d = 0; d < index.size(); ++d) so += index[d] * s_strides[d];
+      Y.set(o * inner + i, x[i] * inv * scale.get(so));
+      next_index(index, norm);
+    }
+  }
+  return {std::move(Y)};
+}
+
 std::vector<Tensor> op_instance_norm(const OpArgs &a) {
   const Tensor &X = a.input(0), &scale = a.input(1), &B = a.input(2);
   if (X.rank() < 3) a.fail("X must have rank 3 or more (N, C, spatial...), got " + shape_to_string(X.shape));
@@ -168,6 +201,7 @@ std::vector<Tensor> op_log_softmax(const OpArgs &a) { return softmax(a, true); }
 const OpTable &normalization_ops() {
   static const OpTable table = {{"BatchNormalization", op_batch_norm},
                                 {"LayerNormalization", op_layer_norm},
+                                {"RMSNormalization", op_rms_norm},
                                 {"InstanceNormalization", op_instance_norm},
                                 {"Softmax", op_softmax},
                                 {"LogSoftmax", op_log_softmax},

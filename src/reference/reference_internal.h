@@ -74,6 +74,7 @@ const OpTable &pool_ops();
 const OpTable &normalization_ops();
 const OpTable &reduce_ops();
 const OpTable &movement_ops();
+const OpTable &resize_ops();
 
 /// Maps a possibly negative axis into [0, rank); UserError when out of range.
 int normalize_axis(const OpArgs &a, std::int64_t axis, int rank);

@@ -17,7 +17,7 @@ const std::map<std::string, OpFn> &op_map() {
     std::map<std::string, OpFn> m;
     for (const detail::OpTable *family :
          {&detail::elementwise_ops(), &detail::linalg_ops(), &detail::conv_ops(), &detail::pool_ops(),
-          &detail::normalization_ops(), &detail::reduce_ops(), &detail::movement_ops()})
+          &detail::normalization_ops(), &detail::reduce_ops(), &detail::movement_ops(), &detail::resize_ops()})
       for (const auto &[name, fn] : *family) {
         bool fresh = m.emplace(name, fn).second;
         ATOLL_ASSERT(fresh, std::string("reference operator registered twice: ") + name);

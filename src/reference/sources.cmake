@@ -9,4 +9,5 @@ target_sources(atoll_lib PRIVATE
   reference/normalization.cpp
   reference/reduce.cpp
   reference/movement.cpp
+  reference/resize.cpp
 )

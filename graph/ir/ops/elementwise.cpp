@@ -1,5 +1,6 @@
 // Registry entries of the elementwise operators: unary math and activations,
-// broadcasting binary arithmetic, comparisons, logic, Where, Clip and Cast.
+// broadcasting binary arithmetic (Mod, PRelu), comparisons, logic, Where,
+// Clip, Cast and CastLike.
 #include "graph/ir/ops/ops_util.h"
 
 #include <map>
@@ -10,7 +11,7 @@ namespace {
 /// What element types an operator's data inputs allow.
 enum class Allow { Any, Numeric, Float, Bool };
 /// What the output's element type is.
-enum class Result { Same, Bool, CastTo };
+enum class Result { Same, Bool, CastTo, Like };
 
 using Expr = std::string (*)(const OpContext &ctx, const std::vector<std::string> &args);
 
@@ -45,6 +46,36 @@ std::string gelu_expr(const OpContext &ctx, const std::vector<std::string> &a) {
   return "0.5 * " + x + " * (1 + erf(" + x + " * 0.7071067811865476))";
 }
 
+std::string elu_expr(const OpContext &ctx, const std::vector<std::string> &a) {
+  const std::string &x = a[0];
+  return x + " < 0 ? " + num(ctx.attr_float("alpha", 1.0)) + " * (exp(" + x + ") - 1) : " + x;
+}
+
+// ONNX's defaults, the f32 values of Selu's constants.
+constexpr double kSeluAlpha = 1.67326319217681884765625, kSeluGamma = 1.05070102214813232421875;
+
+std::string selu_expr(const OpContext &ctx, const std::vector<std::string> &a) {
+  const std::string &x = a[0];
+  std::string alpha = num(ctx.attr_float("alpha", kSeluAlpha)), gamma = num(ctx.attr_float("gamma", kSeluGamma));
+  return x + " <= 0 ? " + gamma + " * (" + alpha + " * exp(" + x + ") - " + alpha + ") : " + gamma + " * " + x;
+}
+
+/// log(exp(x) + 1) as max(x, 0) + log(1 + exp(-|x|)): exp never overflows,
+/// so large x give x rather than inf.
+std::string softplus_expr(const OpContext &, const std::vector<std::string> &a) {
+  const std::string &x = a[0];
+  return "max(" + x + ", 0) + log(1 + exp(-abs(" + x + ")))";
+}
+
+/// Mod: fmod=0 is floored modulo (the divisor's sign, Python's %), which is
+/// the Compute language's `%`; fmod=1 is C's fmod, the remainder of the
+/// quotient truncated toward zero (the dividend's sign).
+std::string mod_expr(const OpContext &ctx, const std::vector<std::string> &a) {
+  if (ctx.attr_int("fmod", 0) == 0) return a[0] + " % " + a[1];
+  std::string q = "(" + a[0] + " / " + a[1] + ")";
+  return a[0] + " - " + a[1] + " * (" + q + " < 0 ? -floor(-" + q + ") : floor(" + q + "))";
+}
+
 std::string variadic(const std::vector<std::string> &a, const char *f) {
   std::string e = a[0];
   for (std::size_t i = 1; i < a.size(); ++i) e = std::string(f) + "(" + e + ", " + a[i] + ")";
@@ -76,10 +107,19 @@ const std::vector<Spec> &specs() {
        {{"alpha", AttrKind::Float}, {"beta", AttrKind::Float}}, {}},
       {"HardSwish", 1, 1, {"X"}, "Y", Allow::Float, Result::Same, 5,
        [](const OpContext &, const V &a) { return a[0] + " * max(0, min(1, " + a[0] + " / 6 + 0.5))"; }, {}, {}},
+      {"Elu", 1, 1, {"X"}, "Y", Allow::Float, Result::Same, 3, elu_expr, {{"alpha", AttrKind::Float}}, {}},
+      {"Selu", 1, 1, {"X"}, "Y", Allow::Float, Result::Same, 4, selu_expr,
+       {{"alpha", AttrKind::Float}, {"gamma", AttrKind::Float}}, {}},
+      {"Softplus", 1, 1, {"X"}, "Y", Allow::Float, Result::Same, 5, softplus_expr, {}, {}},
+      {"Softsign", 1, 1, {"input"}, "output", Allow::Float, Result::Same, 3,
+       [](const OpContext &, const V &a) { return a[0] + " / (1 + abs(" + a[0] + "))"; }, {}, {}},
       {"Clip", 1, 3, {"input", "min", "max"}, "output", Allow::Numeric, Result::Same, -1, clip_expr,
        {{"min", AttrKind::Float}, {"max", AttrKind::Float}}, {{1, "min"}, {2, "max"}}},
       {"Cast", 1, 1, {"input"}, "output", Allow::Any, Result::CastTo, 0, [](const OpContext &, const V &a) { return a[0]; },
        {{"to", AttrKind::DType}, {"saturate", AttrKind::Int}}, {}},
+      // the output has the input's shape and target_type's dtype; target_type's values are not read
+      {"CastLike", 2, 2, {"input", "target_type"}, "output", Allow::Any, Result::Like, 0,
+       [](const OpContext &, const V &a) { return a[0]; }, {{"saturate", AttrKind::Int}}, {}},
       {"Identity", 1, 1, {"input"}, "output", Allow::Any, Result::Same, 0, [](const OpContext &, const V &a) { return a[0]; }, {}, {}},
       {"Not", 1, 1, {"X"}, "Y", Allow::Bool, Result::Same, 1, [](const OpContext &, const V &a) { return "!" + a[0]; }, {}, {}},
       // binary, broadcasting
@@ -89,6 +129,10 @@ const std::vector<Spec> &specs() {
       {"Div", 2, 2, {"A", "B"}, "C", Allow::Numeric, Result::Same, 1, [](const OpContext &, const V &a) { return bin(a, "/"); }, {}, {}},
       {"Pow", 2, 2, {"X", "Y"}, "Z", Allow::Numeric, Result::Same, 1,
        [](const OpContext &, const V &a) { return "pow(" + a[0] + ", " + a[1] + ")"; }, {}, {}},
+      {"Mod", 2, 2, {"A", "B"}, "C", Allow::Numeric, Result::Same, -1, mod_expr, {{"fmod", AttrKind::Int}}, {}},
+      // slope broadcasts to X (unidirectionally): the output has X's shape
+      {"PRelu", 2, 2, {"X", "slope"}, "Y", Allow::Numeric, Result::Same, 2,
+       [](const OpContext &, const V &a) { return a[0] + " < 0 ? " + a[1] + " * " + a[0] + " : " + a[0]; }, {}, {}},
       {"Max", 1, -1, {"data_"}, "Y", Allow::Numeric, Result::Same, -1, [](const OpContext &, const V &a) { return variadic(a, "max"); }, {}, {}},
       {"Min", 1, -1, {"data_"}, "Y", Allow::Numeric, Result::Same, -1, [](const OpContext &, const V &a) { return variadic(a, "min"); }, {}, {}},
       {"Equal", 2, 2, {"A", "B"}, "C", Allow::Any, Result::Bool, 1, [](const OpContext &, const V &a) { return bin(a, "=="); }, {}, {}},
@@ -117,9 +161,10 @@ std::string formal_in(const Spec &s, std::size_t i) {
   return s.in[i];
 }
 
-/// Number of data (tensor) inputs: Clip's min/max arrive as attributes.
+/// Number of data (tensor) inputs: Clip's min/max arrive as attributes and
+/// CastLike reads only its first input.
 std::size_t data_inputs(const Spec &s, const OpContext &ctx) {
-  return s.const_inputs.empty() ? ctx.inputs.size() : 1;
+  return s.const_inputs.empty() && s.result != Result::Like ? ctx.inputs.size() : 1;
 }
 
 std::vector<TensorType> infer_elementwise(const OpContext &ctx) {
@@ -161,6 +206,17 @@ std::vector<TensorType> infer_elementwise(const OpContext &ctx) {
     if (!t) fail(ctx, "attribute 'to' names no supported element type: " + to->dump());
     out.dtype = *t;
   }
+  if (s.result == Result::Like) out.dtype = in(ctx, 1).dtype;
+  if (ctx.node.op == "PRelu" && !broadcasts_to(in(ctx, 1).shape, in(ctx, 0).shape))
+    fail(ctx, "slope " + in(ctx, 1).str() + " does not broadcast to X " + in(ctx, 0).str() +
+                  " (PRelu broadcasts slope to X only)");
+  if (ctx.node.op == "Mod") {
+    std::int64_t fmod = ctx.attr_int("fmod", 0);
+    if (fmod != 0 && fmod != 1) fail(ctx, "fmod must be 0 or 1, got " + std::to_string(fmod));
+    if (fmod == 0 && !is_integer(out.dtype))
+      fail(ctx, "fmod=0 (integer modulo) needs integer inputs; " + std::string(dtype_name(out.dtype)) +
+                    " inputs need fmod=1, as ONNX requires");
+  }
   if (ctx.node.op == "Gelu") {
     std::string a = ctx.attr_string("approximate", "none");
     if (a != "none" && a != "tanh") fail(ctx, "approximate must be 'none' or 'tanh', not '" + a + "'");
@@ -179,6 +235,7 @@ std::int64_t flops_elementwise(const OpContext &ctx) {
   if (per < 0) {
     if (ctx.node.op == "Gelu") per = ctx.attr_string("approximate", "none") == "tanh" ? 9 : 5;
     else if (ctx.node.op == "Clip") per = (ctx.attr("min") ? 1 : 0) + (ctx.attr("max") ? 1 : 0);
+    else if (ctx.node.op == "Mod") per = ctx.attr_int("fmod", 0) == 0 ? 1 : 4;
     else per = static_cast<std::int64_t>(ctx.inputs.size()) - 1;  // variadic Max / Min
   }
   return per * elements(ctx.outputs[0].shape);
@@ -196,6 +253,8 @@ OpDefinition define_elementwise(const OpContext &ctx) {
   OpDefinition d;
   d.text = call(s.out, idx) + " = " + s.expr(ctx, args);
   d.inputs = formals;
+  // CastLike's target_type is an input of the node that the text does not read.
+  if (s.result == Result::Like) d.inputs.push_back(formal_in(s, 1));
   while (d.inputs.size() < ctx.inputs.size()) d.inputs.push_back("");
   d.outputs = {s.out};
   return d;
@@ -206,7 +265,8 @@ OpDefinition define_elementwise(const OpContext &ctx) {
 std::vector<OpInfo> elementwise_ops() {
   std::vector<OpInfo> out;
   for (const Spec &s : specs()) {
-    PatternKind p = s.min_in >= 2 || s.max_in < 0 ? PatternKind::Broadcast : PatternKind::Elementwise;
+    PatternKind p = (s.min_in >= 2 || s.max_in < 0) && s.result != Result::Like ? PatternKind::Broadcast
+                                                                                 : PatternKind::Elementwise;
     out.push_back(OpInfo{s.name, p, s.min_in, s.max_in, 1, 1, s.attrs, s.const_inputs, infer_elementwise,
                          flops_elementwise, define_elementwise});
   }

@@ -1,5 +1,6 @@
 // Registry entries of the layout operators: Transpose, Reshape, Flatten,
-// Squeeze, Unsqueeze and Expand (views and broadcasts, no arithmetic).
+// Squeeze, Unsqueeze, Expand and Tile (views, broadcasts and repeats, no
+// arithmetic).
 #include "graph/ir/ops/ops_util.h"
 
 #include <algorithm>
@@ -269,6 +270,42 @@ OpDefinition define_expand(const OpContext &ctx) {
           in_names(ctx, {"input", "shape"}), {"output"}};
 }
 
+// ---- Tile ----------------------------------------------------------------------
+
+std::vector<std::int64_t> tile_repeats(const OpContext &ctx) {
+  no_runtime_input(ctx, 1, "repeats");
+  if (!ctx.attr("repeats")) fail(ctx, "'repeats' is required");
+  const TensorType &X = in(ctx, 0);
+  std::vector<std::int64_t> r = ctx.attr_ints("repeats", {});
+  if (static_cast<int>(r.size()) != X.rank())
+    fail(ctx, "repeats has " + std::to_string(r.size()) + " entries for an input of rank " + std::to_string(X.rank()));
+  for (std::size_t a = 0; a < r.size(); ++a) {
+    if (r[a] < 1)
+      fail(ctx, "repeats entries must be positive (dimensions are never empty), got " + std::to_string(r[a]) +
+                    " for axis " + std::to_string(a));
+    if (r[a] > 1) concrete(ctx, X.shape[a], "repeating axis " + std::to_string(a));
+  }
+  return r;
+}
+
+std::vector<TensorType> infer_tile(const OpContext &ctx) {
+  std::vector<std::int64_t> r = tile_repeats(ctx);
+  TensorType t = in(ctx, 0);
+  for (std::size_t a = 0; a < r.size(); ++a)
+    if (r[a] > 1) t.shape[a] = Dim(t.shape[a].value * r[a]);
+  return {t};
+}
+
+/// output(i, j) = input(i % rows, j): a repeated axis reads modulo its size.
+OpDefinition define_tile(const OpContext &ctx) {
+  std::vector<std::int64_t> r = tile_repeats(ctx);
+  const SymShape &xs = in(ctx, 0).shape;
+  std::vector<std::string> idx = index_names(static_cast<int>(r.size())), subs = idx;
+  for (std::size_t a = 0; a < r.size(); ++a)
+    if (r[a] > 1) subs[a] = idx[a] + " % " + std::to_string(xs[a].value);
+  return {call("output", idx) + " = " + call("input", subs), in_names(ctx, {"input", "repeats"}), {"output"}};
+}
+
 std::int64_t no_flops(const OpContext &) { return 0; }
 
 }  // namespace
@@ -287,6 +324,8 @@ std::vector<OpInfo> movement_ops() {
              no_flops, define_unsqueeze},
       OpInfo{"Expand", PatternKind::Injective, 1, 2, 1, 1, {{"shape", AttrKind::Ints}}, {{1, "shape"}}, infer_expand,
              no_flops, define_expand},
+      OpInfo{"Tile", PatternKind::Injective, 1, 2, 1, 1, {{"repeats", AttrKind::Ints}}, {{1, "repeats"}}, infer_tile,
+             no_flops, define_tile},
   };
 }
 

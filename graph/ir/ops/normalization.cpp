@@ -1,5 +1,6 @@
 // Registry entries of the normalizations: BatchNormalization (inference),
-// LayerNormalization, InstanceNormalization, Softmax, LogSoftmax and LRN.
+// LayerNormalization, RMSNormalization, InstanceNormalization, Softmax,
+// LogSoftmax and LRN.
 #include "graph/ir/ops/ops_util.h"
 
 namespace atl::ops {
@@ -125,6 +126,45 @@ OpDefinition define_layernorm(const OpContext &ctx) {
   return {text, in_names(ctx, {"X", "Scale", "B"}), out_names(ctx, {"Y", "Mean", "InvStdDev"})};
 }
 
+// ---- RMSNormalization (opset 23) -------------------------------------------
+
+std::vector<TensorType> infer_rmsnorm(const OpContext &ctx) {
+  const TensorType &X = in(ctx, 0);
+  require_float(ctx, X, "X");
+  require_rank_at_least(ctx, X, 1, "X");
+  single_output(ctx);
+  int axis = ln_axis(ctx);
+  SymShape norm(X.shape.begin() + axis, X.shape.end());
+  const TensorType &scale = in(ctx, 1);
+  require_float(ctx, scale, "scale");
+  if (!broadcasts_to(scale.shape, norm))
+    fail(ctx, "scale " + scale.str() + " does not broadcast to the normalized shape " + sym_shape_to_string(norm) +
+                  " (axis " + std::to_string(axis) + ")");
+  std::int64_t stash = ctx.attr_int("stash_type", 1);
+  if (stash != 1) fail(ctx, "stash_type must be 1 (f32), got " + std::to_string(stash));
+  return {X};
+}
+
+std::int64_t flops_rmsnorm(const OpContext &ctx) {
+  const TensorType &X = in(ctx, 0);
+  return elements(X.shape) * 4 + product(X.shape, 0, ln_axis(ctx)) * 4;
+}
+
+/// The mean of squares over dims [axis, rank) into ms(outer), its inverse
+/// root into rstd(outer), then Y = X * rstd * scale.
+OpDefinition define_rmsnorm(const OpContext &ctx) {
+  const TensorType &X = in(ctx, 0);
+  int axis = ln_axis(ctx), r = X.rank();
+  std::vector<std::string> idx = index_names(r), outer = pick(idx, 0, axis);
+  SymShape norm(X.shape.begin() + axis, X.shape.end());
+  std::string x = call("X", idx), ms = call("ms", outer), rstd = call("rstd", outer);
+  std::string text = ms + " +=! " + x + " * " + x + "\n" + rstd + " = 1 / sqrt(" + ms + " / " +
+                     count_text(X.shape, axis, r) + " + " + num(ctx.attr_float("epsilon", 1e-5)) + ")\n" +
+                     call("Y", idx) + " = " + x + " * " + rstd + " * " +
+                     call("scale", broadcast_subs(in(ctx, 1).shape, norm, pick(idx, axis, r)));
+  return {text, {"X", "scale"}, {"Y"}};
+}
+
 std::vector<TensorType> infer_instancenorm(const OpContext &ctx) {
   const TensorType &X = in(ctx, 0);
   require_float(ctx, X, "input");
@@ -232,6 +272,9 @@ std::vector<OpInfo> normalization_ops() {
       OpInfo{"LayerNormalization", PatternKind::Reduction, 2, 3, 1, 3,
              {{"axis", AttrKind::Int}, {"epsilon", AttrKind::Float}, {"stash_type", AttrKind::Int}},
              {}, infer_layernorm, flops_layernorm, define_layernorm},
+      OpInfo{"RMSNormalization", PatternKind::Reduction, 2, 2, 1, 1,
+             {{"axis", AttrKind::Int}, {"epsilon", AttrKind::Float}, {"stash_type", AttrKind::Int}},
+             {}, infer_rmsnorm, flops_rmsnorm, define_rmsnorm},
       OpInfo{"InstanceNormalization", PatternKind::Reduction, 3, 3, 1, 1, {{"epsilon", AttrKind::Float}}, {},
              infer_instancenorm, flops_instancenorm, define_instancenorm},
       OpInfo{"Softmax", PatternKind::Reduction, 1, 1, 1, 1, {{"axis", AttrKind::Int}}, {}, infer_softmax,

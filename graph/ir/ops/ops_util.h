@@ -21,6 +21,7 @@ std::vector<OpInfo> normalization_ops();
 std::vector<OpInfo> reduce_ops();
 std::vector<OpInfo> movement_ops();
 std::vector<OpInfo> slicing_ops();
+std::vector<OpInfo> resize_ops();
 std::vector<OpInfo> compute_ops();
 
 // ---- errors and inputs -----------------------------------------------------

@@ -1,5 +1,6 @@
 // Registry entries of the operators that cut and join tensors: Concat,
-// Split, Slice, Pad (constant, reflect, edge, wrap) and Gather.
+// Split, Slice, Pad (constant, reflect, edge, wrap), Gather and
+// GatherElements.
 #include "graph/ir/ops/ops_util.h"
 
 #include <climits>
@@ -315,6 +316,41 @@ OpDefinition define_gather(const OpContext &ctx) {
   return {call("output", idx) + " = " + call("data", xs), {"data", "indices"}, {"output"}};
 }
 
+// ---- GatherElements ------------------------------------------------------------
+
+int gather_elements_axis(const OpContext &ctx) {
+  return norm_axis(ctx, ctx.attr_int("axis", 0), in(ctx, 0).rank(), "axis");
+}
+
+std::vector<TensorType> infer_gather_elements(const OpContext &ctx) {
+  const TensorType &X = in(ctx, 0), &I = in(ctx, 1);
+  require_index(ctx, I, "indices");
+  if (X.rank() == 0) fail(ctx, "data must have rank at least 1");
+  if (I.rank() != X.rank())
+    fail(ctx, "indices " + I.str() + " must have the rank of data " + X.str());
+  int axis = gather_elements_axis(ctx);
+  // Off the axis, an output element reads data at its own position: indices
+  // may be shorter than data there, not longer.
+  for (int d = 0; d < X.rank(); ++d) {
+    if (d == axis || I.shape[d] == X.shape[d]) continue;
+    if (I.shape[d].is_symbolic() || X.shape[d].is_symbolic() || I.shape[d].value > X.shape[d].value)
+      fail(ctx, "indices " + I.str() + " exceed data " + X.str() + " in dimension " + std::to_string(d) +
+                    " (only the axis " + std::to_string(axis) + " may be longer)");
+  }
+  return {TensorType{X.dtype, I.shape}};
+}
+
+/// output(i, j) = data(indices(i, j), j) for axis 0; a negative index counts
+/// from the end of the axis.
+OpDefinition define_gather_elements(const OpContext &ctx) {
+  const TensorType &X = in(ctx, 0);
+  int axis = gather_elements_axis(ctx);
+  std::vector<std::string> idx = index_names(X.rank()), xs = idx;
+  std::string at = call("indices", idx);
+  xs[axis] = at + " < 0 ? " + at + " + " + dim_text(X.shape[axis]) + " : " + at;
+  return {call("output", idx) + " = " + call("data", xs), {"data", "indices"}, {"output"}};
+}
+
 }  // namespace
 
 std::vector<OpInfo> slicing_ops() {
@@ -331,6 +367,8 @@ std::vector<OpInfo> slicing_ops() {
              {{1, "pads"}, {2, "constant_value"}, {3, "axes"}}, infer_pad, no_flops, define_pad},
       OpInfo{"Gather", PatternKind::Injective, 2, 2, 1, 1, {{"axis", AttrKind::Int}}, {}, infer_gather, no_flops,
              define_gather},
+      OpInfo{"GatherElements", PatternKind::Injective, 2, 2, 1, 1, {{"axis", AttrKind::Int}}, {}, infer_gather_elements,
+             no_flops, define_gather_elements},
   };
 }
 

@@ -10,5 +10,6 @@ target_sources(atoll_graph PRIVATE
   ir/ops/reduce.cpp
   ir/ops/movement.cpp
   ir/ops/slicing.cpp
+  ir/ops/resize.cpp
   ir/ops/compute_op.cpp
 )

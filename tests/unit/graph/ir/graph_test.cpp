@@ -94,6 +94,19 @@ TEST_CASE("a constant input moves into the attribute") {
   CHECK(g.tensor("y").type.str() == "f32[3, 4]");
 }
 
+TEST_CASE("a constant list of numbers keeps its fractions in the attribute") {
+  Graph g;
+  g.name = "g";
+  g.add_input("x", {DType::F32, {1, 1, 4, 5}});
+  g.add_weight("sc", {DType::F32, {4}}, {}, std::vector<double>{1, 1, 0.5, 1.5});
+  g.add_node(make_node("Resize", {"x", "", "sc"}, {"y"}, "rz"));
+  g.add_output("y");
+  g.finalize();
+  const Node &n = g.node(g.order()[0]);
+  CHECK(n.attrs.at("scales") == nlohmann::json({1.0, 1.0, 0.5, 1.5}));
+  CHECK(g.tensor("y").type.str() == "f32[1, 1, 2, 7]");
+}
+
 TEST_CASE("symbolic dimensions: propagation, instantiation, range check") {
   Graph g;
   g.name = "g";

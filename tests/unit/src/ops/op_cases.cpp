@@ -34,6 +34,22 @@ std::vector<Case> elementwise_cases() {
   std::vector<Shape> unary_shapes = {{9}, {2, 1, 7}, {1}, {3, 5, 2, 3}};
   for (const char *op : {"Relu", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Erf", "Identity", "HardSwish"})
     for (const Shape &s : unary_shapes) cases.push_back({op, {f(s)}});
+  for (const char *op : {"Elu", "Selu", "Softplus", "Softsign"})
+    for (const Shape &s : unary_shapes) cases.push_back({op, {In{s, DType::F32, "uniform(-5,5)"}}});
+  cases.push_back({"Elu", {f({4, 3})}, {{"alpha", 0.3}}});
+  cases.push_back({"Selu", {f({4, 3})}, {{"alpha", 1.2}, {"gamma", 0.9}}});
+  cases.push_back({"Softplus", {In{{3, 7}, DType::F32, "uniform(-100,100)"}}});
+  cases.push_back({"PRelu", {f({2, 3, 5}), f({3, 1})}});
+  cases.push_back({"PRelu", {f({7}), f({7})}});
+  cases.push_back({"PRelu", {f({1, 4, 3, 3}), f({})}});
+  cases.push_back({"PRelu", {typed({3, 4}, DType::I32, "uniform(-9,9)"), ints({2, -1, 3, 0}, DType::I32)}});
+  cases.push_back({"Mod", {typed({2, 5}, DType::I32, "uniform(-50,50)"), ints({3, -4, 5, -7, 2}, DType::I32)}});
+  cases.push_back({"Mod", {typed({3, 1}, DType::I64, "uniform(-50,50)"), ints({6, -6, 1, 5}, DType::I64)}, {{"fmod", 1}}});
+  cases.push_back({"Mod", {In{{3, 4}, DType::F32, "uniform(-10,10)"}, positive({4})}, {{"fmod", 1}}});
+  cases.push_back({"Mod", {In{{2, 1, 3}, DType::F32, "uniform(-10,10)"}, In{{5, 1}, DType::F32, "uniform(-3,-0.5)"}}, {{"fmod", 1}}});
+  cases.push_back({"CastLike", {In{{9}, DType::F32, "uniform(-9,9)"}, typed({1}, DType::I32)}});
+  cases.push_back({"CastLike", {f({2, 3}), typed({4, 4}, DType::F16)}});
+  cases.push_back({"CastLike", {typed({5, 1}, DType::I32, "uniform(-9,9)"), f({})}});
   for (const char *op : {"Log", "Sqrt", "Reciprocal"})
     for (const Shape &s : unary_shapes) cases.push_back({op, {positive(s)}});
   for (const Shape &s : unary_shapes) {
@@ -138,6 +154,10 @@ std::vector<Case> norm_reduce_cases() {
   cases.push_back({"InstanceNormalization", {f({2, 3, 4, 5}), f({3}), f({3})}});
   cases.push_back({"InstanceNormalization", {f({1, 2, 7}), f({2}), f({2})}, {{"epsilon", 0.1}}});
   cases.push_back({"InstanceNormalization", {f({1, 1, 1, 3}), f({1}), f({1})}});
+  cases.push_back({"RMSNormalization", {f({3, 8}), f({8})}});
+  cases.push_back({"RMSNormalization", {f({2, 3, 5}), f({1, 5})}, {{"axis", 1}, {"epsilon", 1e-3}}});
+  cases.push_back({"RMSNormalization", {f({4, 1}), f({1})}});
+  cases.push_back({"RMSNormalization", {typed({2, 300}, DType::BF16), typed({300}, DType::BF16)}});
   // LRN: even and odd windows, a window wider than the channels, rank 3 and 4.
   cases.push_back({"LRN", {f({2, 7, 3, 5})}, {{"size", 3}}});
   cases.push_back({"LRN", {f({1, 5, 6})}, {{"size", 4}, {"alpha", 0.02}, {"beta", 0.5}, {"bias", 2.0}}});
@@ -197,6 +217,27 @@ std::vector<Case> movement_cases() {
   cases.push_back({"Gather", {f({5, 3}), ints({0, 4, -1, 2})}});
   cases.push_back({"Gather", {f({2, 6, 3}), In{{2, 2}, DType::I64, "", std::vector<double>{5, 0, -6, 3}}}, {{"axis", 1}}});
   cases.push_back({"Gather", {f({7}), In{{}, DType::I32, "", std::vector<double>{3}}}});
+  cases.push_back({"Tile", {f({2, 3})}, {{"repeats", {3, 2}}}});
+  cases.push_back({"Tile", {f({1, 3, 5}), ints({2, 1, 3})}});
+  cases.push_back({"Tile", {f({7})}, {{"repeats", {1}}}});
+  cases.push_back({"GatherElements", {f({5, 3}), In{{2, 3}, DType::I64, "", std::vector<double>{0, 4, -1, -5, 2, 3}}}});
+  cases.push_back({"GatherElements", {f({2, 6, 3}), In{{2, 7, 1}, DType::I32, "", std::vector<double>{5, 0, -6, 3, 1, 2, -1, 4, 4, 0, -2, 5, 1, 3}}},
+                   {{"axis", 1}}});
+  cases.push_back({"GatherElements", {f({4, 5}), typed({4, 2}, DType::I64, "uniform(-5,4)")}, {{"axis", -1}}});
+  for (const char *mode : {"nearest", "linear"}) {
+    cases.push_back({"Resize", {f({1, 3, 5, 7})}, {{"mode", mode}, {"scales", {1, 1, 2, 2}}}});
+    cases.push_back({"Resize", {f({1, 2, 9, 11})}, {{"mode", mode}, {"scales", {1, 1, 0.5, 0.6}}}});
+    cases.push_back({"Resize", {f({2, 3, 7, 5})}, {{"mode", mode}, {"scales", {1, 1, 1.5, 0.6}}, {"coordinate_transformation_mode", "align_corners"}}});
+    cases.push_back({"Resize", {f({1, 3, 7, 9})}, {{"mode", mode}, {"sizes", {1, 3, 11, 4}}, {"coordinate_transformation_mode", "asymmetric"}}});
+    cases.push_back({"Resize", {f({2, 5, 13})}, {{"mode", mode}, {"scales", {1, 1, 2.5}}, {"coordinate_transformation_mode", "pytorch_half_pixel"}}});
+    cases.push_back({"Resize", {f({2, 3, 5, 7})}, {{"mode", mode}, {"axes", {2, 3}}, {"scales", {1.5, 0.6}}, {"coordinate_transformation_mode", "half_pixel_symmetric"}}});
+  }
+  cases.push_back({"Resize", {f({1, 2, 6, 10})}, {{"nearest_mode", "round_prefer_ceil"}, {"scales", {1, 1, 1.5, 0.5}}}});
+  cases.push_back({"Resize", {f({1, 2, 6, 10})}, {{"nearest_mode", "ceil"}, {"scales", {1, 1, 1.5, 0.5}}}});
+  cases.push_back({"Resize", {f({1, 2, 6, 8}), omitted(), omitted(), ints({9, 9})},
+                   {{"mode", "linear"}, {"axes", {2, 3}}, {"keep_aspect_ratio_policy", "not_larger"}}});
+  cases.push_back({"Resize", {f({1, 3, 4, 4}), omitted(), In{{4}, DType::F32, "", std::vector<double>{1, 1, 0.75, 1.25}}},
+                   {{"mode", "linear"}}});
   return cases;
 }
 

@@ -173,4 +173,40 @@ TEST_CASE("reference rejects unknown operators and missing inputs") {
   CHECK_THROWS_WITH_AS(run1("Add", {}, {&x, nullptr}, f32t({1})), doctest::Contains("input 1 is required"), UserError);
   CHECK_THROWS_WITH_AS(run1("Add", {}, {&x, nullptr}, f32t({1})), doctest::Contains("node 'n0'"), UserError);
 }
+
+TEST_CASE("reference Elu, Selu, Softplus and Softsign") {
+  Tensor x = f32({3}, {-1, 0, 2});
+  check_f32(run1("Elu", {}, {&x}, f32t({3})), {3}, {std::exp(-1.0) - 1, 0, 2});
+  check_f32(run1("Elu", {{"alpha", 2}}, {&x}, f32t({3})), {3}, {2 * (std::exp(-1.0) - 1), 0, 2});
+  // ONNX's defaults: alpha 1.6732632, gamma 1.0507010.
+  check_f32(run1("Selu", {}, {&x}, f32t({3})), {3}, {1.0507010 * 1.6732632 * (std::exp(-1.0) - 1), 0, 2 * 1.0507010},
+            1e-6);
+  check_f32(run1("Selu", {{"alpha", 2}, {"gamma", 3}}, {&x}, f32t({3})), {3}, {6 * (std::exp(-1.0) - 1), 0, 6});
+  Tensor big = f32({4}, {-100, 0, 1, 1000});
+  // log(exp(x) + 1): exp(1000) would overflow, the result is 1000.
+  check_f32(run1("Softplus", {}, {&big}, f32t({4})), {4}, {std::exp(-100.0), std::log(2.0), std::log(1 + std::exp(1.0)), 1000});
+  check_f32(run1("Softsign", {}, {&x}, f32t({3})), {3}, {-0.5, 0, 2.0 / 3});
+}
+
+TEST_CASE("reference PRelu broadcasts slope to X") {
+  Tensor x = f32({2, 3}, {-1, 2, -3, 4, -5, 6}), s = f32({3}, {0.5, 2, 0.25});
+  check_f32(run1("PRelu", {}, {&x, &s}, f32t({2, 3})), {2, 3}, {-0.5, 2, -0.75, 4, -10, 6});
+  Tensor wide = f32({2, 2, 3}, std::vector<double>(12, 1));
+  CHECK_THROWS_WITH_AS(run1("PRelu", {}, {&x, &wide}, f32t({2, 2, 3})), doctest::Contains("does not broadcast to X"),
+                       UserError);
+}
+
+TEST_CASE("reference Mod: floored for integers, fmod truncated") {
+  Tensor a = make(DType::I32, {4}, {7, -7, 7, -7}), b = make(DType::I32, {4}, {3, 3, -3, -3});
+  check_tensor(run1("Mod", {}, {&a, &b}, type(DType::I32, {4})), DType::I32, {4}, {1, 2, -2, -1});
+  check_tensor(run1("Mod", {{"fmod", 1}}, {&a, &b}, type(DType::I32, {4})), DType::I32, {4}, {1, -1, 1, -1});
+  Tensor x = f32({3}, {5.5, -5.5, 0.25}), y = f32({1}, {-2});
+  check_f32(run1("Mod", {{"fmod", 1}}, {&x, &y}, f32t({3})), {3}, {1.5, -1.5, 0.25});
+  CHECK_THROWS_WITH_AS(run1("Mod", {}, {&x, &y}, f32t({3})), doctest::Contains("fmod=0 needs integer inputs"), UserError);
+}
+
+TEST_CASE("reference CastLike takes target_type's dtype") {
+  Tensor x = f32({3}, {1.7, -1.7, 300}), t = make(DType::I8, {1}, {0});
+  check_tensor(run1("CastLike", {}, {&x, &t}, type(DType::I8, {3})), DType::I8, {3}, {1, -1, 44});
+}
 }

@@ -1,5 +1,6 @@
 // Reference data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze,
-// Concat, Split, Slice, Pad, Expand and Gather, worked by hand.
+// Concat, Split, Slice, Pad, Expand, Tile, Gather and GatherElements, worked
+// by hand.
 #include "tests/unit/src/reference/reference_test_util.h"
 
 #include <limits>
@@ -150,5 +151,27 @@ TEST_CASE("reference Gather rejects out-of-range indices") {
                        doctest::Contains("Gather: index 3 is out of range for axis 0 of size 3"), UserError);
   Tensor neg = make(DType::I64, {1}, {-4});
   CHECK_THROWS_WITH_AS(run1("Gather", {}, {&x, &neg}, f32t({1, 2})), doctest::Contains("out of range"), UserError);
+}
+
+TEST_CASE("reference Tile repeats each axis") {
+  Tensor x = f32({2, 2}, {1, 2, 3, 4});
+  check_f32(run1("Tile", {{"repeats", {2, 3}}}, {&x}, f32t({4, 6})), {4, 6},
+            {1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4, 1, 2, 1, 2, 1, 2, 3, 4, 3, 4, 3, 4});
+  Tensor r = make(DType::I64, {2}, {1, 2});
+  check_f32(run1("Tile", {}, {&x, &r}, f32t({2, 4})), {2, 4}, {1, 2, 1, 2, 3, 4, 3, 4});
+  CHECK_THROWS_WITH_AS(run1("Tile", {{"repeats", {2}}}, {&x}, f32t({4, 2})), doctest::Contains("one entry per axis"),
+                       UserError);
+}
+
+TEST_CASE("reference GatherElements along an axis, negative indices") {
+  // ONNX's example: data [[1, 2], [3, 4]], indices [[0, 0], [1, 0]], axis 1.
+  Tensor x = f32({2, 2}, {1, 2, 3, 4}), i = make(DType::I64, {2, 2}, {0, 0, 1, 0});
+  check_f32(run1("GatherElements", {{"axis", 1}}, {&x, &i}, f32t({2, 2})), {2, 2}, {1, 1, 4, 3});
+  // data 3x3, indices [[1, 2, 0], [2, 0, 0]] along axis 0; -1 is the last row.
+  Tensor y = f32({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9}), j = make(DType::I32, {2, 3}, {1, -1, 0, 2, 0, 0});
+  check_f32(run1("GatherElements", {}, {&y, &j}, f32t({2, 3})), {2, 3}, {4, 8, 3, 7, 2, 3});
+  Tensor bad = make(DType::I64, {1, 1}, {2});
+  CHECK_THROWS_WITH_AS(run1("GatherElements", {}, {&x, &bad}, f32t({1, 1})),
+                       doctest::Contains("GatherElements: index 2 is out of range for axis 0 of size 2"), UserError);
 }
 }

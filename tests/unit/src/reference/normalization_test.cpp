@@ -1,5 +1,5 @@
-// Reference BatchNormalization, LayerNormalization, InstanceNormalization,
-// Softmax and LogSoftmax, worked by hand.
+// Reference BatchNormalization, LayerNormalization, RMSNormalization,
+// InstanceNormalization, Softmax and LogSoftmax, worked by hand.
 #include "tests/unit/src/reference/reference_test_util.h"
 
 #include <cmath>
@@ -77,5 +77,20 @@ TEST_CASE("reference LogSoftmax is x - max - log(sum exp(x - max))") {
             {-2.4076059644443806, -1.4076059644443804, -0.4076059644443803});
   Tensor big = f32({2}, {1000, 1000});
   check_f32(run1("LogSoftmax", {}, {&big}, f32t({2})), {2}, {-0.6931471805599453, -0.6931471805599453});
+}
+
+TEST_CASE("reference RMSNormalization over the trailing axes") {
+  // Row [3, 4]: mean of squares 12.5; row [0, 1]: 0.5.
+  Tensor x = f32({2, 2}, {3, 4, 0, 1}), s = f32({2}, {1, 2});
+  double r0 = 1 / std::sqrt(12.5 + 1e-5), r1 = 1 / std::sqrt(0.5 + 1e-5);
+  check_f32(run1("RMSNormalization", {}, {&x, &s}, f32t({2, 2})), {2, 2}, {3 * r0, 8 * r0, 0, 2 * r1});
+  // axis 0: one row of all four values, mean of squares 6.5, scale broadcast.
+  Tensor one = f32({1}, {2});
+  double r = 1 / std::sqrt(6.5 + 0.5);
+  check_f32(run1("RMSNormalization", {{"axis", 0}, {"epsilon", 0.5}}, {&x, &one}, f32t({2, 2})), {2, 2},
+            {6 * r, 8 * r, 0, 2 * r});
+  Tensor wrong = f32({3}, {1, 1, 1});
+  CHECK_THROWS_WITH_AS(run1("RMSNormalization", {}, {&x, &wrong}, f32t({2, 2})), doctest::Contains("cannot be broadcast"),
+                       UserError);
 }
 }

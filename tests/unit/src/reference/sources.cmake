@@ -8,4 +8,5 @@ target_sources(atoll_tests PRIVATE
   unit/src/reference/normalization_test.cpp
   unit/src/reference/reduce_test.cpp
   unit/src/reference/movement_test.cpp
+  unit/src/reference/resize_test.cpp
 )

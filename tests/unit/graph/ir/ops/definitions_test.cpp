@@ -21,7 +21,7 @@ std::vector<Case> cases() {
   auto add = [&](Op op, std::map<std::string, std::int64_t> v = {}) { c.push_back({std::move(op), std::move(v)}); };
   auto B = DType::Bool;
   for (const char *u : {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Erf", "Gelu",
-                        "HardSigmoid", "HardSwish", "LeakyRelu", "Identity"}) {
+                        "HardSigmoid", "HardSwish", "LeakyRelu", "Identity", "Elu", "Selu", "Softplus", "Softsign"}) {
     add(Op(u, {T({2, 3})}));
     add(Op(u, {T({})}));
   }
@@ -31,6 +31,14 @@ std::vector<Case> cases() {
   add(Op("Clip", {T({2, 3})}));
   add(Op("Cast", {T({2, 3})}, {{"to", "i32"}}));
   add(Op("Not", {T({4}, B)}));
+  add(Op("Elu", {T({4})}, {{"alpha", 0.3}}));
+  add(Op("Selu", {T({4})}, {{"alpha", 1.5}, {"gamma", 2}}));
+  add(Op("PRelu", {T({2, 3, 4}), T({3, 1})}));
+  add(Op("PRelu", {T({S("N"), 4}), T({4})}), {{"N", 3}});
+  add(Op("Mod", {T({2, 1, 4}, DType::I32), T({3, 1}, DType::I32)}));
+  add(Op("Mod", {T({2, 3}), T({3})}, {{"fmod", 1}}));
+  add(Op("CastLike", {T({2, 3}), T({1}, DType::F16)}));
+  add(Op("CastLike", {T({S("N")}, DType::I32), T({})}), {{"N", 3}});
   for (const char *b : {"Add", "Sub", "Mul", "Div", "Pow", "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual"}) {
     add(Op(b, {T({2, 1, 4}), T({3, 1})}));
     add(Op(b, {T({S("N"), 4}), T({4})}), {{"N", 3}});
@@ -91,6 +99,9 @@ std::vector<Case> cases() {
   add(Op("LayerNormalization", {T({2, 3, 4}), T({1, 4}), T({4})}, {{"axis", 0}}, 2));
   add(Op("LayerNormalization", {T({S("S"), 4}), T({4})}), {{"S", 5}});
   add(Op("InstanceNormalization", {T({2, 3, 4, 5}), T({3}), T({3})}));
+  add(Op("RMSNormalization", {T({2, 3, 4}), T({4})}));
+  add(Op("RMSNormalization", {T({2, 3, 4}), T({1, 4})}, {{"axis", 1}, {"epsilon", 1e-3}}));
+  add(Op("RMSNormalization", {T({S("S"), 4}), T({4})}), {{"S", 5}});
   add(Op("Softmax", {T({2, 5})}));
   add(Op("Softmax", {T({2, 5, 3})}, {{"axis", 1}}));
   add(Op("LRN", {T({1, 6, 3, 2})}, {{"size", 3}}));
@@ -137,6 +148,14 @@ std::vector<Case> cases() {
   add(Op("Pad", {T({5, 2})}, {{"pads", {-1, 0, -2, 0}}}));
   add(Op("Gather", {T({5, 4, 3}), T({2, 2}, DType::I32)}, {{"axis", 1}}));
   add(Op("Gather", {T({5, 4}), T({}, DType::I64)}, {{"axis", -1}}));
+  add(Op("Tile", {T({2, 3})}, {{"repeats", {3, 2}}}));
+  add(Op("Tile", {T({S("N"), 3})}, {{"repeats", {1, 4}}}), {{"N", 2}});
+  add(Op("GatherElements", {T({5, 4}), T({3, 4}, DType::I64)}));
+  add(Op("GatherElements", {T({2, 5, 3}), T({2, 7, 2}, DType::I32)}, {{"axis", -2}}));
+  add(Op("Resize", {T({1, 2, 3, 5})}, {{"scales", {1, 1, 2, 0.6}}}));
+  add(Op("Resize", {T({1, 2, 3, 5})}, {{"scales", {1, 1, 1.5, 2}}, {"mode", "linear"}}));
+  add(Op("Resize", {T({2, 7})}, {{"sizes", {2, 3}}, {"mode", "linear"}, {"coordinate_transformation_mode", "align_corners"}}));
+  add(Op("Resize", {T({S("N"), 2, 5})}, {{"axes", {2}}, {"sizes", {9}}, {"nearest_mode", "ceil"}}), {{"N", 2}});
   add(Op("Compute", {T({4, 3}), T({3, 5})}, {{"expr", "out0(i, j) +=! in0(i, k) * in1(k, j)"}}));
   return c;
 }
@@ -152,7 +171,7 @@ TEST_CASE("definitions: every operator analyzes to its inferred shapes and runs"
     for (std::size_t i = 0; i < c.op.ins.size(); ++i)
       if (c.op.ins[i]) INFO("input " << i << ": " << c.op.ins[i]->str());
     std::vector<atl::Tensor> data;
-    if (c.op.node.op == "Gather") {  // valid indices, some negative
+    if (c.op.node.op == "Gather" || c.op.node.op == "GatherElements") {  // valid indices, some negative
       const atl::TensorType &ix = *c.op.ins[1];
       atl::Shape xs;
       for (const auto &d : c.op.ins[0]->shape) xs.push_back(d.is_symbolic() ? c.values.at(d.symbol) : d.value);
@@ -161,7 +180,12 @@ TEST_CASE("definitions: every operator analyzes to its inferred shapes and runs"
       atl::Shape is;
       for (const auto &d : ix.shape) is.push_back(d.is_symbolic() ? c.values.at(d.symbol) : d.value);
       idx = atl::Tensor(ix.dtype, is);
-      for (std::int64_t k = 0; k < idx.numel(); ++k) idx.set(k, k % 2 ? -1 - k : k);
+      std::int64_t dim = x.numel();  // Gather's cases index within every axis
+      if (c.op.node.op == "GatherElements") {
+        std::int64_t axis = c.op.node.attrs.value("axis", 0);
+        dim = xs[static_cast<std::size_t>(axis < 0 ? axis + static_cast<std::int64_t>(xs.size()) : axis)];
+      }
+      for (std::int64_t k = 0; k < idx.numel(); ++k) idx.set(k, k % 2 ? -1 - k % dim : k % dim);
       data = {x, idx};
     }
     CHECK_NOTHROW(c.op.check_definition(c.values, data));

@@ -8,7 +8,7 @@ TEST_SUITE("graph") {
 
 TEST_CASE("elementwise: unary ops keep shape and dtype") {
   for (const char *op : {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Erf", "Gelu",
-                         "HardSigmoid", "HardSwish", "LeakyRelu", "Identity"}) {
+                         "HardSigmoid", "HardSwish", "LeakyRelu", "Identity", "Elu", "Selu", "Softplus", "Softsign"}) {
     INFO(op);
     CHECK(Op(op, {T({2, 3})}).type() == "f32[2, 3]");
     CHECK(Op(op, {T({S("N"), 3}, DType::F16)}).type() == "f16[N, 3]");
@@ -78,7 +78,48 @@ TEST_CASE("elementwise: attribute checks") {
   CHECK_THROWS_WITH_AS(Op("Clip", {T({2}), T({})}).infer(), doctest::Contains("'min' must be a constant"), UserError);
 }
 
+TEST_CASE("elementwise: PRelu broadcasts slope to X only") {
+  CHECK(Op("PRelu", {T({2, 3, 4, 5}), T({3, 1, 1})}).type() == "f32[2, 3, 4, 5]");
+  CHECK(Op("PRelu", {T({2, 3}), T({})}).type() == "f32[2, 3]");
+  CHECK(Op("PRelu", {T({2, 3}, DType::I32), T({3}, DType::I32)}).type() == "i32[2, 3]");
+  CHECK(Op("PRelu", {T({2, 3}), T({3})}).pattern() == atl::PatternKind::Broadcast);
+  CHECK_THROWS_WITH_AS(Op("PRelu", {T({3}), T({2, 3})}).infer(),
+                       doctest::Contains("PRelu: slope f32[2, 3] does not broadcast to X f32[3]"), UserError);
+  CHECK_THROWS_WITH_AS(Op("PRelu", {T({3}), T({3}, DType::F16)}).infer(), doctest::Contains("is f32 but input 'slope' is f16"),
+                       UserError);
+  CHECK(Op("PRelu", {T({2, 3}), T({3})}).define().text == "Y(i0, i1) = X(i0, i1) < 0 ? slope(i1) * X(i0, i1) : X(i0, i1)");
+}
+
+TEST_CASE("elementwise: Mod's fmod and dtypes") {
+  CHECK(Op("Mod", {T({4}, DType::I32), T({1}, DType::I32)}).type() == "i32[4]");
+  CHECK(Op("Mod", {T({2, 1}), T({3})}, {{"fmod", 1}}).type() == "f32[2, 3]");
+  CHECK_THROWS_WITH_AS(Op("Mod", {T({4}), T({4})}).infer(),
+                       doctest::Contains("Mod: fmod=0 (integer modulo) needs integer inputs; f32 inputs need fmod=1"),
+                       UserError);
+  CHECK_THROWS_WITH_AS(Op("Mod", {T({4}, DType::I64), T({4}, DType::I64)}, {{"fmod", 2}}).infer(),
+                       doctest::Contains("fmod must be 0 or 1, got 2"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Mod", {T({4}, DType::I64), T({4}, DType::I32)}).infer(),
+                       doctest::Contains("input 'A' is i64 but input 'B' is i32"), UserError);
+  CHECK(Op("Mod", {T({3}, DType::I32), T({3}, DType::I32)}).define().text == "C(i0) = A(i0) % B(i0)");
+}
+
+TEST_CASE("elementwise: CastLike takes target_type's dtype and input's shape") {
+  CHECK(Op("CastLike", {T({2, 3}), T({1}, DType::I32)}).type() == "i32[2, 3]");
+  CHECK(Op("CastLike", {T({2, 3}, DType::I64), T({4, 4}, DType::F16)}).type() == "f16[2, 3]");
+  CHECK(Op("CastLike", {T({2, 3}), T({5}, DType::Bool)}).pattern() == atl::PatternKind::Elementwise);
+  atl::OpDefinition d = Op("CastLike", {T({2}), T({7}, DType::I32)}).define();
+  CHECK(d.text == "output(i0) = input(i0)");
+  CHECK(d.inputs == std::vector<std::string>{"input", "target_type"});
+  CHECK_THROWS_WITH_AS(Op("CastLike", {T({2}), std::nullopt}).infer(), doctest::Contains("CastLike"), UserError);
+}
+
 TEST_CASE("elementwise: flops") {
+  CHECK(Op("Elu", {T({10})}).flops() == 30);
+  CHECK(Op("Softsign", {T({10})}).flops() == 30);
+  CHECK(Op("Mod", {T({10}, DType::I32), T({10}, DType::I32)}).flops() == 10);
+  CHECK(Op("Mod", {T({10}), T({10})}, {{"fmod", 1}}).flops() == 40);
+  CHECK(Op("PRelu", {T({2, 5}), T({5})}).flops() == 20);
+  CHECK(Op("CastLike", {T({10}), T({1}, DType::F16)}).flops() == 0);
   CHECK(Op("Relu", {T({4, 5})}).flops() == 20);
   CHECK(Op("Add", {T({4, 5}), T({5})}).flops() == 20);
   CHECK(Op("Max", {T({4}), T({4}), T({4})}).flops() == 8);

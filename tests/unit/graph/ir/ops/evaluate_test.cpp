@@ -29,6 +29,28 @@ TEST_CASE("evaluate: broadcasting arithmetic, Where, integer Div, Cast") {
   CHECK(Op("Pow", {T({2}), T({2})}).eval({tensor({2}, {2, 9}), tensor({2}, {3, 0.5})}) == std::vector<double>{8, 3});
 }
 
+TEST_CASE("evaluate: Elu, Selu, Softplus, Softsign, PRelu, Mod, CastLike") {
+  check_close(Op("Elu", {T({3})}).eval({tensor({3}, {-1, 0, 2})}), {std::exp(-1.0) - 1, 0, 2});
+  check_close(Op("Elu", {T({1})}, {{"alpha", 0.5}}).eval({tensor({1}, {-2})}), {0.5 * (std::exp(-2.0) - 1)});
+  const double alpha = 1.67326319217681884765625, gamma = 1.05070102214813232421875;
+  check_close(Op("Selu", {T({3})}).eval({tensor({3}, {-1, 0, 2})}), {gamma * alpha * (std::exp(-1.0) - 1), 0, 2 * gamma});
+  check_close(Op("Selu", {T({2})}, {{"alpha", 2}, {"gamma", 3}}).eval({tensor({2}, {-1, 1})}), {6 * (std::exp(-1.0) - 1), 3});
+  check_close(Op("Softplus", {T({4})}).eval({tensor({4}, {-1, 0, 1, 100})}),
+              {std::log1p(std::exp(-1.0)), std::log(2.0), std::log1p(std::exp(1.0)), 100});
+  check_close(Op("Softsign", {T({3})}).eval({tensor({3}, {-3, 0, 1})}), {-0.75, 0, 0.5});
+  CHECK(Op("PRelu", {T({2, 2}), T({2})}).eval({tensor({2, 2}, {-1, -2, 3, -4}), tensor({2}, {0.5, 2})}) ==
+        std::vector<double>{-0.5, -4, 3, -8});
+  auto I = DType::I32;
+  CHECK(Op("Mod", {T({4}, I), T({4}, I)}).eval({tensor({4}, {7, -7, 7, -7}, I), tensor({4}, {3, 3, -3, -3}, I)}) ==
+        std::vector<double>{1, 2, -2, -1});
+  CHECK(Op("Mod", {T({4}, I), T({4}, I)}, {{"fmod", 1}})
+            .eval({tensor({4}, {7, -7, 7, -7}, I), tensor({4}, {3, 3, -3, -3}, I)}) == std::vector<double>{1, -1, 1, -1});
+  check_close(Op("Mod", {T({3}), T({1})}, {{"fmod", 1}}).eval({tensor({3}, {5.5, -5.5, 1}), tensor({1}, {2})}),
+              {1.5, -1.5, 1});
+  CHECK(Op("CastLike", {T({3}), T({1}, I)}).eval({tensor({3}, {1.7, -1.7, 2}), tensor({1}, {0}, I)}) ==
+        std::vector<double>{1, -1, 2});
+}
+
 TEST_CASE("evaluate: activations") {
   check_close(Op("Gelu", {T({2})}).eval({tensor({2}, {1, -1})}), {0.8413447460685429, -0.15865525393145707});
   check_close(Op("Gelu", {T({1})}, {{"approximate", "tanh"}}).eval({tensor({1}, {1})}), {0.8411919906082768});

@@ -105,4 +105,23 @@ TEST_CASE("normalization: instance norm, softmax, log softmax") {
   CHECK(Op("Softmax", {T({2, 10})}).pattern() == atl::PatternKind::Reduction);
 }
 
+TEST_CASE("normalization: RMS norm axis, scale broadcasting, errors") {
+  CHECK(Op("RMSNormalization", {T({2, 3, 4}), T({4})}).type() == "f32[2, 3, 4]");
+  CHECK(Op("RMSNormalization", {T({S("N"), 3, 4}, DType::F16), T({3, 1}, DType::F16)}, {{"axis", 1}}).type() ==
+        "f16[N, 3, 4]");
+  CHECK(Op("RMSNormalization", {T({2, 8}), T({8})}).define().text ==
+        "ms(i0) +=! X(i0, i1) * X(i0, i1)\nrstd(i0) = 1 / sqrt(ms(i0) / 8 + 0.00001)\nY(i0, i1) = X(i0, i1) * rstd(i0) * scale(i1)");
+  CHECK(Op("RMSNormalization", {T({2, 8}), T({8})}).pattern() == atl::PatternKind::Reduction);
+  CHECK(Op("RMSNormalization", {T({2, 8}), T({8})}).flops() == 16 * 4 + 2 * 4);
+  CHECK_THROWS_WITH_AS(Op("RMSNormalization", {T({2, 3, 4}), T({3})}).infer(),
+                       doctest::Contains("scale f32[3] does not broadcast to the normalized shape [4] (axis 2)"),
+                       UserError);
+  CHECK_THROWS_WITH_AS(Op("RMSNormalization", {T({2, 4}), T({4})}, {{"stash_type", 10}}).infer(),
+                       doctest::Contains("stash_type must be 1"), UserError);
+  CHECK_THROWS_WITH_AS(Op("RMSNormalization", {T({2, 4}, DType::I32), T({4})}).infer(),
+                       doctest::Contains("must be a float tensor"), UserError);
+  CHECK_THROWS_WITH_AS(Op("RMSNormalization", {T({2, 4}), T({4})}, {{"axis", 2}}).infer(), doctest::Contains("axis"),
+                       UserError);
+}
+
 }  // TEST_SUITE

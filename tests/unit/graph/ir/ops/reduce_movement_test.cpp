@@ -86,4 +86,20 @@ TEST_CASE("flatten, squeeze, unsqueeze, expand") {
                        UserError);
 }
 
+TEST_CASE("tile: repeats multiply the dims") {
+  CHECK(Op("Tile", {T({2, 3})}, {{"repeats", {3, 2}}}).type() == "f32[6, 6]");
+  CHECK(Op("Tile", {T({S("N"), 3}, DType::I64)}, {{"repeats", {1, 4}}}).type() == "i64[N, 12]");
+  CHECK(Op("Tile", {T({2, 3})}, {{"repeats", {3, 1}}}).define().text == "output(i0, i1) = input(i0 % 2, i1)");
+  CHECK(Op("Tile", {T({2, 3})}, {{"repeats", {3, 1}}}).pattern() == atl::PatternKind::Injective);
+  CHECK_THROWS_WITH_AS(Op("Tile", {T({2, 3})}).infer(), doctest::Contains("Tile: 'repeats' is required"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Tile", {T({2, 3})}, {{"repeats", {2}}}).infer(),
+                       doctest::Contains("repeats has 1 entries for an input of rank 2"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Tile", {T({2, 3})}, {{"repeats", {0, 1}}}).infer(),
+                       doctest::Contains("repeats entries must be positive"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Tile", {T({S("N"), 3})}, {{"repeats", {2, 1}}}).infer(),
+                       doctest::Contains("repeating axis 0"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Tile", {T({2, 3}), T({2}, DType::I64)}).infer(),
+                       doctest::Contains("'repeats' must be a constant"), UserError);
+}
+
 }  // TEST_SUITE

@@ -16,7 +16,11 @@ TEST_CASE("registry: every batch-format operator is registered once") {
       "ConvTranspose", "MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization",
       "LayerNormalization", "InstanceNormalization", "Softmax", "LogSoftmax", "ReduceSum", "ReduceMean", "ReduceMax",
       "ReduceMin", "ReduceProd", "Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Concat", "Split", "Slice",
-      "Pad", "Expand", "Gather", "Compute"};
+      "Pad", "Expand", "Gather", "Compute",
+      "PRelu", "Elu", "Selu", "Softplus", "Softsign", "Mod", "CastLike",
+      "RMSNormalization",
+      "Tile", "GatherElements",
+      "Resize"};
   for (const char *n : names) {
     INFO(n);
     REQUIRE(atl::find_op(n));
@@ -31,6 +35,9 @@ TEST_CASE("registry: every batch-format operator is registered once") {
   CHECK(atl::find_op("Reshape")->const_inputs[0].first == 1);
   CHECK(std::string(atl::find_op("Reshape")->const_inputs[0].second) == "shape");
   CHECK(atl::find_op("Slice")->const_inputs.size() == 4);
+  REQUIRE(atl::find_op("Tile")->const_inputs.size() == 1);
+  CHECK(std::string(atl::find_op("Tile")->const_inputs[0].second) == "repeats");
+  CHECK(atl::find_op("Resize")->const_inputs.size() == 3);
 }
 
 TEST_CASE("registry: attribute readers accept the batch encodings") {

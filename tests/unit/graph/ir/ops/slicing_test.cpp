@@ -1,4 +1,4 @@
-// Shape inference and errors of Concat, Split, Slice, Pad and Gather.
+// Shape inference and errors of Concat, Split, Slice, Pad, Gather and GatherElements.
 #include "tests/unit/graph/ir/ops/op_test_util.h"
 
 using namespace optest;
@@ -82,6 +82,25 @@ TEST_CASE("gather: axis and index ranks") {
         "output(i0, i1) = data(indices(i0) < 0 ? indices(i0) + 5 : indices(i0), i1)");
   CHECK_THROWS_WITH_AS(Op("Gather", {T({5, 4}), T({3})}).infer(),
                        doctest::Contains("indices must be an i32 or i64 tensor, not f32"), UserError);
+}
+
+TEST_CASE("gather elements: output has the indices' shape") {
+  CHECK(Op("GatherElements", {T({5, 4}), T({3, 4}, DType::I64)}).type() == "f32[3, 4]");
+  CHECK(Op("GatherElements", {T({2, 5, 3}), T({2, 9, 1}, DType::I32)}, {{"axis", 1}}).type() == "f32[2, 9, 1]");
+  CHECK(Op("GatherElements", {T({S("N"), 4}), T({S("N"), 6}, DType::I64)}, {{"axis", -1}}).type() == "f32[N, 6]");
+  CHECK(Op("GatherElements", {T({5, 4}), T({3, 2}, DType::I64)}).define().text ==
+        "output(i0, i1) = data(indices(i0, i1) < 0 ? indices(i0, i1) + 5 : indices(i0, i1), i1)");
+  CHECK(Op("GatherElements", {T({5, 4}), T({3, 2}, DType::I64)}).pattern() == atl::PatternKind::Injective);
+  CHECK(Op("GatherElements", {T({5, 4}), T({3, 2}, DType::I64)}).flops() == 0);
+  CHECK_THROWS_WITH_AS(Op("GatherElements", {T({5, 4}), T({3, 4})}).infer(),
+                       doctest::Contains("indices must be an i32 or i64 tensor, not f32"), UserError);
+  CHECK_THROWS_WITH_AS(Op("GatherElements", {T({5, 4}), T({3}, DType::I64)}).infer(),
+                       doctest::Contains("indices i64[3] must have the rank of data f32[5, 4]"), UserError);
+  CHECK_THROWS_WITH_AS(Op("GatherElements", {T({5, 4}), T({3, 5}, DType::I64)}).infer(),
+                       doctest::Contains("exceed data f32[5, 4] in dimension 1 (only the axis 0 may be longer)"),
+                       UserError);
+  CHECK_THROWS_WITH_AS(Op("GatherElements", {T({5, 4}), T({3, 4}, DType::I64)}, {{"axis", 2}}).infer(),
+                       doctest::Contains("axis"), UserError);
 }
 
 }  // TEST_SUITE
