@@ -9,6 +9,7 @@ usage: run_backend_suite.py [--pattern REGEX] [--max-cases N] [--json FILE]
 import argparse
 import collections
 import json
+import os
 import re
 import sys
 import time
@@ -25,6 +26,7 @@ def main():
     ap.add_argument("--max-cases", type=int, default=0)
     ap.add_argument("--json", default=None)
     ap.add_argument("--fail-on-failure", action="store_true")
+    ap.add_argument("--log", default=None, help="a line per case: name, seconds, outcome")
     args = ap.parse_args()
     bt = onnx.backend.test.BackendTest(atoll.backend, __name__)
     cases = bt.test_cases
@@ -40,7 +42,22 @@ def main():
             if args.max_cases and count >= args.max_cases:
                 break
     t0 = time.time()
-    result = unittest.TextTestRunner(stream=open("/dev/null", "w"), verbosity=0).run(suite)
+    log = open(args.log, "w", buffering=1) if args.log else None
+
+    class LoggingResult(unittest.TextTestResult):
+        def startTest(self, test):
+            self._started = time.time()
+            if log:
+                log.write(f"{test.id().split('.')[-1]} ... ")
+            super().startTest(test)
+
+        def stopTest(self, test):
+            super().stopTest(test)
+            if log:
+                log.write(f"{time.time() - self._started:.2f} s\n")
+
+    runner = unittest.TextTestRunner(stream=open(os.devnull, "w"), verbosity=0, resultclass=LoggingResult)
+    result = runner.run(suite)
     reasons = collections.Counter()
     for _, why in result.skipped:
         reasons[re.sub(r"'[^']*'", "'…'", why.split("\n")[0])[:120]] += 1

@@ -18,7 +18,7 @@ TEST_CASE("registry: every batch-format operator is registered once") {
       "ReduceMin", "ReduceProd", "Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze", "Concat", "Split", "Slice",
       "Pad", "Expand", "Gather", "Compute",
       "PRelu", "Elu", "Selu", "Softplus", "Softsign", "Mod", "CastLike",
-      "RMSNormalization",
+      "RMSNormalization", "LRN",
       "Tile", "GatherElements",
       "Resize"};
   for (const char *n : names) {
