@@ -97,8 +97,8 @@ private:
     if (!s0) return false;
     std::map<llvm::Value *, llvm::Value *> made;
     // An epilogue already moved to S0: S0 stores its value (bias, then Clip).
-    for (const auto &[value, store] : holds_)
-      if (store == s0) made[value] = s0->getValueOperand();
+    if (auto it = held_by_.find(s0); it != held_by_.end())
+      for (llvm::Value *value : it->second) made[value] = s0->getValueOperand();
     int budget = 64;
     std::vector<llvm::Instruction *> clones;
     llvm::Value *v = materialize(s1->getValueOperand(), s0, made, budget, clones);
@@ -106,9 +106,16 @@ private:
       for (auto it = clones.rbegin(); it != clones.rend(); ++it) (*it)->eraseFromParent();
       return false;
     }
+    std::vector<llvm::Value *> &at_s0 = held_by_[s0];
     holds_[s1->getValueOperand()] = s0;
-    for (auto &[value, store] : holds_)
-      if (store == s1) store = s0;  // what S1 wrote, S0 writes now
+    at_s0.push_back(s1->getValueOperand());
+    if (auto it = held_by_.find(s1); it != held_by_.end()) {  // what S1 wrote, S0 writes now
+      for (llvm::Value *value : it->second) {
+        holds_[value] = s0;
+        at_s0.push_back(value);
+      }
+      held_by_.erase(it);
+    }
     s0->setOperand(0, v);
     s0->setAlignment(std::min(s0->getAlign(), s1->getAlign()));
     s1->eraseFromParent();
@@ -211,6 +218,8 @@ private:
   bool writes_anything_ = false;
   /// The values of the epilogue stores moved so far, and the store that now writes each.
   std::map<llvm::Value *, llvm::StoreInst *> holds_;
+  /// The same, by store: the values each store now writes.
+  std::map<llvm::StoreInst *, std::vector<llvm::Value *>> held_by_;
 };
 
 }  // namespace

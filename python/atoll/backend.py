@@ -26,7 +26,8 @@ except ImportError:  # the package works without onnx; the backend needs it
 # a model it reads wrongly (fail).
 _UNSUPPORTED = re.compile(
     r"not supported|does not support|has element type|Atoll has no|is not supported|"
-    r"needs fixed|Atoll needs|no empty tensors|an empty tensor|strings")
+    r"needs fixed|Atoll needs|no empty tensors|an empty tensor|is empty|must be positive|strings|"
+    r"must be a constant|compiles inference")
 
 
 class AtollRep(BackendRep):

@@ -2,7 +2,7 @@
 // constants while reading (Constant, Shape, Size, ConstantOfShape, Range),
 // which become aliases (Identity, Dropout), which expand into several Atoll
 // operators (Sum, Mean, the ReduceL1/L2/LogSum/LogSumExp/SumSquare family,
-// opset 1-12 Softmax), and how attributes of older opsets map to the
+// opset 1-12 Softmax, opset 1-6 PRelu), and how attributes of older opsets map to the
 // semantics the batch format uses (docs/onnx.md, "Operators").
 #include "src/frontend/onnx_import.h"
 
@@ -280,6 +280,23 @@ void rule_legacy_broadcast(NodeIn &n) {
   n.im.emit(n.plain(n.op));
 }
 
+/// PRelu of opsets 1-6: a slope of one value per channel applies along axis
+/// 1 (numpy-style broadcasting came in opset 7).
+void rule_prelu(NodeIn &n) {
+  if (n.opset < 7 && n.inputs.size() == 2) {
+    const TensorType &x = n.type(0), &slope = n.type(1);
+    if (slope.rank() == 1 && x.rank() > 2 && slope.shape[0] == x.shape[1]) {
+      Shape dims = concrete_dims(n, slope, "input '" + n.input(1) + "'");
+      std::vector<std::int64_t> shape(static_cast<std::size_t>(x.rank() - 1), 1);
+      shape[0] = dims[0];
+      std::string aligned = n.temp("slope");
+      n.im.emit(n.make("Reshape", {n.input(1)}, {aligned}, {{"shape", shape}}));
+      n.inputs[1] = aligned;
+    }
+  }
+  n.im.emit(n.plain("PRelu"));
+}
+
 void rule_batchnorm(NodeIn &n) {
   if (n.attr_int("spatial", 1) != 1) n.im.fail("spatial = 0 (per-element statistics) is not supported");
   if (n.attr_int("is_test", 1) != 1 && n.outputs.size() > 1) n.im.fail("training mode is not supported");
@@ -373,6 +390,7 @@ const std::map<std::string, Rule> &rules() {
       {"Softmax", rule_softmax},
       {"LogSoftmax", rule_softmax},
       {"BatchNormalization", rule_batchnorm},
+      {"PRelu", rule_prelu},
       {"Gemm", rule_gemm},
       {"Pad", rule_pad},
       {"Cast", rule_cast},

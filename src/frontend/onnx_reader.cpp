@@ -386,11 +386,14 @@ Graph read_onnx_bytes(std::string_view bytes, const std::string &model_dir, cons
   }
   if (im.opset == 0) {
     if (model.opset_import_size() > 0)
-      throw UserError("the model imports no opset of the default ONNX domain");
+      throw UserError("the model imports no opset of the default ONNX domain (only " +
+                      model.opset_import(0).domain() + "): not supported");
     im.opset = 1;  // IR version 1 models predate opset_import
   }
-  if (im.opset > 23)
-    throw UserError("the model uses opset " + std::to_string(im.opset) + "; Atoll reads opsets 1 to 23");
+  // Opsets 24 and 25 added element types (4-bit and 8-bit floats, 2-bit
+  // integers) and operators, not new semantics for the operators Atoll has.
+  if (im.opset > 25)
+    throw UserError("the model uses opset " + std::to_string(im.opset) + "; Atoll reads opsets 1 to 25: not supported");
 
   for (const auto &t : graph.initializer()) im.reserve(t.name());
   for (const auto &vi : graph.input()) im.reserve(vi.name());

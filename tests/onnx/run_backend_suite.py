@@ -2,7 +2,8 @@
 """Runs ONNX's backend test suite (onnx.backend.test) against atoll.backend
 and prints the counts: passed, failed, skipped by reason.
 
-usage: run_backend_suite.py [--pattern REGEX] [--max-cases N] [--json FILE]
+usage: run_backend_suite.py [--pattern REGEX] [--every N] [--no-models] [--max-cases N]
+                            [--json FILE] [--log FILE] [--fail-on-failure]
 (with PYTHONPATH naming build/python). Exit status 1 when a case fails and
 --fail-on-failure is given.
 """
@@ -24,6 +25,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--pattern", default=None, help="only test names matching this regex")
     ap.add_argument("--max-cases", type=int, default=0)
+    ap.add_argument("--every", type=int, default=1, help="every Nth case in name order (a bounded sample)")
+    ap.add_argument("--no-models", action="store_true", help="leave out the model zoo's networks")
     ap.add_argument("--json", default=None)
     ap.add_argument("--fail-on-failure", action="store_true")
     ap.add_argument("--log", default=None, help="a line per case: name, seconds, outcome")
@@ -33,9 +36,17 @@ def main():
     suite = unittest.TestSuite()
     pattern = re.compile(args.pattern) if args.pattern else None
     count = 0
+    models = {"test_" + m + "_cpu" for m in ("bvlc_alexnet", "densenet121", "inception_v1", "inception_v2",
+                                            "resnet50", "shufflenet", "squeezenet", "vgg19", "zfnet512")}
+    index = 0
     for cls in cases.values():
         for name in sorted(unittest.TestLoader().getTestCaseNames(cls)):
             if not name.endswith("_cpu") or (pattern and not pattern.search(name)):
+                continue
+            if args.no_models and name in models:
+                continue
+            index += 1
+            if (index - 1) % args.every != 0:
                 continue
             suite.addTest(cls(name))
             count += 1
