@@ -30,6 +30,18 @@ _UNSUPPORTED = re.compile(
     r"must be a constant|compiles inference")
 
 
+def _as_onnx_dtype(array, dtype):
+    """bf16 outputs (uint16 bits in the package) as ml_dtypes.bfloat16, the
+    type onnx gives bfloat16 tensors, when ml_dtypes is there."""
+    if dtype == "bf16":
+        try:
+            import ml_dtypes
+            return array.view(ml_dtypes.bfloat16)
+        except ImportError:
+            pass
+    return array
+
+
 class AtollRep(BackendRep):
     def __init__(self, module):
         self.module = module
@@ -43,7 +55,7 @@ class AtollRep(BackendRep):
             feeds = dict(zip(self.module.inputs, inputs))
         feeds = {k: np.asarray(v) for k, v in feeds.items()}
         out = self.module.run(feeds)
-        return tuple(out[name] for name in self.module.outputs)
+        return tuple(_as_onnx_dtype(out[name], self.module.dtype(name)) for name in self.module.outputs)
 
 
 class AtollBackend(Backend):

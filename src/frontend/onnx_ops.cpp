@@ -120,6 +120,7 @@ void rule_shape(NodeIn &n) {
                 ", which a shape computation cannot read while the model is read (fix it with a value)");
     dims.push_back(d.value);
   }
+  if (dims.empty()) n.im.fail("the shape is empty (a scalar's, or start >= end), and Atoll has no empty tensors");
   n.im.define_constant(n.output(0), i64_vector(dims));
 }
 
@@ -297,6 +298,14 @@ void rule_prelu(NodeIn &n) {
   n.im.emit(n.plain("PRelu"));
 }
 
+/// Mod: opset 28 gave fmod = 0 a meaning on floats (floored modulo), which
+/// Atoll's Mod does not have.
+void rule_mod(NodeIn &n) {
+  if (n.attr_int("fmod", 0) == 0 && is_float(n.type(0).dtype))
+    n.im.fail("fmod = 0 on floating-point inputs (opset 28's floored modulo) is not supported");
+  n.im.emit(n.plain("Mod"));
+}
+
 void rule_batchnorm(NodeIn &n) {
   if (n.attr_int("spatial", 1) != 1) n.im.fail("spatial = 0 (per-element statistics) is not supported");
   if (n.attr_int("is_test", 1) != 1 && n.outputs.size() > 1) n.im.fail("training mode is not supported");
@@ -391,6 +400,7 @@ const std::map<std::string, Rule> &rules() {
       {"LogSoftmax", rule_softmax},
       {"BatchNormalization", rule_batchnorm},
       {"PRelu", rule_prelu},
+      {"Mod", rule_mod},
       {"Gemm", rule_gemm},
       {"Pad", rule_pad},
       {"Cast", rule_cast},

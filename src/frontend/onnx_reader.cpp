@@ -390,10 +390,12 @@ Graph read_onnx_bytes(std::string_view bytes, const std::string &model_dir, cons
                       model.opset_import(0).domain() + "): not supported");
     im.opset = 1;  // IR version 1 models predate opset_import
   }
-  // Opsets 24 and 25 added element types (4-bit and 8-bit floats, 2-bit
-  // integers) and operators, not new semantics for the operators Atoll has.
-  if (im.opset > 25)
-    throw UserError("the model uses opset " + std::to_string(im.opset) + "; Atoll reads opsets 1 to 25: not supported");
+  // Opsets 24 to 28 added element types (4-bit and 8-bit floats, 2-bit
+  // integers) and operators; of the operators Atoll has, only Mod changed
+  // meaning (opset 28 allows fmod = 0 on floats, which Atoll refuses), so
+  // reading them with the rules of opset 23 is right.
+  if (im.opset > 28)
+    throw UserError("the model uses opset " + std::to_string(im.opset) + "; Atoll reads opsets 1 to 28: not supported");
 
   for (const auto &t : graph.initializer()) im.reserve(t.name());
   for (const auto &vi : graph.input()) im.reserve(vi.name());
