@@ -30,6 +30,8 @@ def main():
     ap.add_argument("--json", default=None)
     ap.add_argument("--fail-on-failure", action="store_true")
     ap.add_argument("--log", default=None, help="a line per case: name, seconds, outcome")
+    ap.add_argument("--require-passes", type=int, default=0,
+                    help="fail unless at least this many cases pass (a skip is not a pass)")
     ap.add_argument("--known-failures", default=None,
                     help="a file of cases that fail for a documented reason: any other failure, or a listed "
                          "case that ran and passed, fails the run")
@@ -89,6 +91,9 @@ def main():
     if args.json:
         with open(args.json, "w") as f:
             json.dump(summary, f, indent=1)
+    if passed < args.require_passes:
+        print(f"  only {passed} cases passed, {args.require_passes} required")
+        return 1
     if args.known_failures:
         known = {}
         for line in open(args.known_failures):
