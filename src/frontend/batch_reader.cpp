@@ -5,14 +5,13 @@
 #include "graph/ir/op_registry.h"
 #include "src/frontend/json_text.h"
 #include "src/frontend/schedule_hints.h"
+#include "src/runtime/files.h"
 #include "src/runtime/npy.h"
 #include "src/runtime/init_data.h"
 
 #include <filesystem>
-#include <fstream>
 #include <regex>
 #include <set>
-#include <sstream>
 
 namespace atl {
 
@@ -352,15 +351,7 @@ Batch read_batch(std::string_view text, const std::string &base_dir) {
 }
 
 Batch read_batch_file(const std::string &path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw UserError("cannot read batch file '" + path + "': it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError("cannot read batch file '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw UserError("cannot read batch file '" + path + "'");
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  return read_batch(ss.str(), dir.empty() ? "." : dir);
+  return read_batch(read_file_text(path, "batch file"), file_directory(path));
 }
 
 }  // namespace atl

@@ -1,13 +1,13 @@
 // Writes graphs as a batch file, large weights as .npy files beside it.
 #include "src/frontend/batch_writer.h"
 
+#include "src/runtime/files.h"
 #include "src/runtime/npy.h"
 
 #include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 
 namespace atl {
 
@@ -102,20 +102,7 @@ std::vector<std::string> write_batch_file(const std::string &batch_name, const s
   }
   text += "  ]\n}\n";
   if (out.has_parent_path()) fs::create_directories(out.parent_path(), ec);
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::binary);
-    f << text;
-    if (!f) {
-      fs::remove(tmp, ec);
-      throw UserError("cannot write '" + path + "'");
-    }
-  }
-  fs::rename(tmp, path, ec);
-  if (ec) {
-    fs::remove(tmp, ec);
-    throw UserError("cannot write '" + path + "': " + ec.message());
-  }
+  write_file_atomically(path, text);
   return written;
 }
 

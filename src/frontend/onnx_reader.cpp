@@ -6,14 +6,13 @@
 #include "graph/ir/op_registry.h"
 #include "graph/passes/evaluate_node.h"
 #include "src/frontend/onnx_import.h"
+#include "src/runtime/files.h"
 
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <queue>
 #include <regex>
-#include <sstream>
 
 namespace atl {
 
@@ -440,17 +439,10 @@ Graph read_onnx_bytes(std::string_view bytes, const std::string &model_dir, cons
 }
 
 Graph read_onnx_file(const std::string &path, const OnnxReadOptions &options) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw UserError("cannot read ONNX model '" + path + "': it is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UserError("cannot read ONNX model '" + path + "'");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw UserError("cannot read ONNX model '" + path + "'");
+  std::string bytes = read_file_text(path, "ONNX model");
   OnnxReadOptions o = options;
   if (o.graph_name.empty()) o.graph_name = onnx_import::file_stem_identifier(path);
-  std::string dir = std::filesystem::path(path).parent_path().string();
-  return read_onnx_bytes(ss.str(), dir.empty() ? "." : dir, o);
+  return read_onnx_bytes(bytes, file_directory(path), o);
 }
 
 Batch read_onnx_batch(const std::string &path) {

@@ -2,6 +2,7 @@
 // symbolic dimensions, make or load inputs, verify against the reference,
 // bench, dump tensors, and record results (memory plan and manifest too).
 #include "src/pipeline/pipeline.h"
+#include "src/runtime/files.h"
 
 #include "backends/cpu/cpu_backend.h"
 #include "backends/cpu/runtime/parallel_for.h"
@@ -297,16 +298,6 @@ std::string c_identifier(const std::string &name) {
 }
 
 /// Writes the graph's code into the output directory. Kernels are named
-/// Writes `text` to `path` through a temporary file and a rename.
-void write_file_atomically(const std::string &path, const std::string &text) {
-  {
-    std::ofstream f(path + ".tmp", std::ios::binary);
-    f << text;
-    if (!f) throw UserError("cannot write '" + path + "'");
-  }
-  std::filesystem::rename(path + ".tmp", path);
-}
-
 /// `compile --target cuda|opencl`: GRAPH.cu or GRAPH.cl, and the manifest
 /// GRAPH_gpu.json (per kernel its arrays, parameters and launches with
 /// grid expressions and block sizes; for cuda, where NVRTC is present,
