@@ -113,19 +113,30 @@ void Importer::emit(Node n) {
   Graph mini;
   mini.name = graph_name_;
   mini.params = params;
+  // The values go into the mini graph only where finalize or evaluation
+  // reads them: the inputs the operator takes as attributes, or every
+  // input of a node that may fold. A large weight is not copied otherwise.
   bool all_constant = true, any_input = false;
+  for (const std::string &in : n.inputs)
+    if (!in.empty()) {
+      any_input = true;
+      all_constant &= value(in).constant.has_value();
+    }
+  std::set<std::string> attribute_inputs;
+  if (const OpInfo *op = find_op(n.op))
+    for (const auto &[slot, attr] : op->const_inputs)
+      if (slot < static_cast<int>(n.inputs.size())) attribute_inputs.insert(n.inputs[slot]);
   std::set<std::string> declared;
   for (const std::string &in : n.inputs) {
     if (in.empty() || !declared.insert(in).second) continue;
     const Value &v = value(in);
-    any_input = true;
-    if (v.constant) {
-      if (v.constant->numel() == 0) fail("input '" + in + "' is an empty tensor, which Atoll does not support here");
-      mini.add_weight(in, v.type, {}, v.constant->data);
-    } else {
-      all_constant = false;
+    if (!v.constant) {
       mini.add_input(in, v.type);
+      continue;
     }
+    if (v.constant->numel() == 0) fail("input '" + in + "' is an empty tensor, which Atoll does not support here");
+    if (all_constant || attribute_inputs.count(in)) mini.add_weight(in, v.type, {}, v.constant->data);
+    else mini.add_weight(in, v.type);
   }
   NodeId id = mini.add_node(n);
   for (const std::string &out : n.outputs)
