@@ -40,7 +40,7 @@ std::string CpuExecutable::optimized_ir() const { return jit_ ? jit_->optimized_
 
 std::unique_ptr<CpuExecutable> jit_kernels(const std::vector<poly::LKernel> &kernels, const CpuOptions &options) {
   std::unique_ptr<CpuExecutable> exe(new CpuExecutable);
-  exe->jit_ = std::make_unique<KernelJit>(kernels, JitOptions{options.opt_level, options.keep_ir});
+  exe->jit_ = std::make_unique<KernelJit>(kernels, JitOptions{options.opt_level, options.keep_ir, options.compile_threads});
   for (const poly::LKernel &k : kernels) exe->entries_[k.name] = exe->jit_->entry(k.name);
   return exe;
 }

@@ -16,6 +16,7 @@ namespace atl::cpu {
 struct CpuOptions {
   int opt_level = 3;       ///< LLVM pipeline level 0..3 (JIT, object, optimized IR)
   bool keep_ir = false;    ///< JIT: keep the optimized IR (CpuExecutable::optimized_ir)
+  std::size_t compile_threads = 0;  ///< JIT: threads compiling kernels (0 = the hardware's)
   CBuildOptions c_build;   ///< C path: compiler and flags
 };
 

@@ -1,9 +1,14 @@
-// Compiles kernels in-process with ORC LLJIT and looks up their _entry functions.
+// Compiles kernels in-process with ORC LLJIT and looks up their _entry
+// functions. Each kernel is lowered, optimized and compiled to an object in a
+// context of its own, so kernels compile on several threads; the objects are
+// then linked into one JIT.
 #include "backends/cpu/jit.h"
 
 #include "backends/cpu/lower_to_llvm.h"
 #include "backends/cpu/optimize_module.h"
 #include "backends/cpu/runtime/parallel_for.h"
+
+#include "graph/core/parallel_jobs.h"
 
 #include <atoll/diagnostics.h>
 
@@ -13,12 +18,15 @@
 #include <llvm/ExecutionEngine/Orc/Mangling.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/SmallVectorMemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <cmath>
+#include <set>
 
 namespace atl::cpu {
 
@@ -64,17 +72,45 @@ llvm::orc::SymbolMap runtime_symbols(llvm::orc::MangleAndInterner &mangle) {
   return map;
 }
 
+/// One kernel as a host object in memory, and its optimized IR when asked.
+struct KernelObject {
+  std::unique_ptr<llvm::MemoryBuffer> object;
+  std::string ir;
+};
+
+/// Lowers, optimizes and compiles one kernel in an LLVM context of its own
+/// (safe on several threads at once). A module per kernel, whatever the
+/// thread count, so the code does not depend on it.
+KernelObject compile_kernel(const poly::LKernel &kernel, const JitOptions &options) {
+  llvm::LLVMContext context;
+  std::unique_ptr<llvm::Module> module = lower_to_llvm({kernel}, context, kernel.name);
+  std::unique_ptr<llvm::TargetMachine> tm = host_target_machine();
+  optimize_module(*module, *tm, options.opt_level);
+  KernelObject out;
+  if (options.keep_ir) {
+    llvm::raw_string_ostream os(out.ir);
+    module->print(os, nullptr);
+  }
+  llvm::SmallVector<char, 0> bytes;
+  llvm::raw_svector_ostream os(bytes);
+  llvm::legacy::PassManager pm;
+  ATOLL_ASSERT(!tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile),
+               "the host target cannot emit object files");
+  pm.run(*module);
+  out.object = std::make_unique<llvm::SmallVectorMemoryBuffer>(std::move(bytes), kernel.name + ".o", false);
+  return out;
+}
+
 }  // namespace
 
 KernelJit::KernelJit(const std::vector<poly::LKernel> &kernels, const JitOptions &options) {
-  auto context = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> module = lower_to_llvm(kernels, *context);
-  std::unique_ptr<llvm::TargetMachine> tm = host_target_machine();
-  optimize_module(*module, *tm, options.opt_level);
-  if (options.keep_ir) {
-    llvm::raw_string_ostream os(ir_);
-    module->print(os, nullptr);
-  }
+  std::set<std::string> names;
+  for (const poly::LKernel &k : kernels)
+    if (!names.insert(k.name).second) throw UserError("two kernels are named '" + k.name + "'");
+  std::vector<KernelObject> objects(kernels.size());
+  parallel_jobs(kernels.size(), compile_worker_threads(kernels.size(), options.threads),
+                [&](std::size_t i) { objects[i] = compile_kernel(kernels[i], options); });
+  for (const KernelObject &o : objects) ir_ += o.ir;
 
   auto jtmb = unwrap(llvm::orc::JITTargetMachineBuilder::detectHost(), "cannot describe the host for the JIT");
   jtmb.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
@@ -86,9 +122,7 @@ KernelJit::KernelJit(const std::vector<poly::LKernel> &kernels, const JitOptions
   jd.addGenerator(unwrap(llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
                              jit_->getDataLayout().getGlobalPrefix()),
                          "cannot search the process for symbols"));
-  module->setDataLayout(jit_->getDataLayout());
-  check(jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))),
-        "cannot add the module to the JIT");
+  for (KernelObject &o : objects) check(jit_->addObjectFile(std::move(o.object)), "cannot add a kernel to the JIT");
   for (const poly::LKernel &k : kernels) {
     llvm::orc::ExecutorAddr addr = unwrap(jit_->lookup(k.name + "_entry"), "cannot compile kernel");
     entries_[k.name] = addr.toPtr<KernelEntry>();

@@ -20,11 +20,14 @@ using KernelEntry = void (*)(void **arrays, const std::int64_t *params);
 
 struct JitOptions {
   int opt_level = 3;     ///< PassBuilder pipeline level, 0..3
-  bool keep_ir = false;  ///< keep the optimized module's text (optimized_ir())
+  bool keep_ir = false;  ///< keep the optimized modules' text (optimized_ir())
+  /// Threads that compile the kernels: 0 = the hardware's (or
+  /// ATOLL_COMPILE_THREADS), 1 = one after the other.
+  std::size_t threads = 0;
 };
 
-/// One LLJIT holding one module with every kernel given, optimized for the
-/// host CPU. Libm and Atoll's runtime (atoll_parallel_for) resolve from the
+/// One LLJIT holding every kernel given, each compiled as a module of its
+/// own for the host CPU (on JitOptions::threads threads). Libm and Atoll's runtime (atoll_parallel_for) resolve from the
 /// process. Use one instance from one thread at a time; the entries it hands
 /// out stay valid while it lives.
 class KernelJit {

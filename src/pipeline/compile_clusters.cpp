@@ -9,11 +9,13 @@
 #include "backends/gpu/emit_gpu.h"
 #include "backends/gpu/opencl_runtime.h"
 #include "backends/gpu/simt_check.h"
+#include "graph/core/parallel_jobs.h"
 #include "polyhedral/target/gpu_target.h"
 
 #include <atomic>
 #include <chrono>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace atl {
@@ -91,17 +93,20 @@ std::string cluster_printed_text(const poly::ClusterResult &c, const std::string
 
 namespace {
 
-/// Compiles the nodes of one cluster with `po`; errors name the cluster's first node.
-poly::ClusterResult compile_nodes(GraphCompileState &s, const std::vector<NodeId> &nodes, const poly::PolyOptions &po) {
-  const Graph &g = s.scheduled.prepared.graph;
+/// Compiles the nodes of one cluster with `po`; errors name the cluster's
+/// first node. Safe to call from several threads (each compile has its own
+/// isl context); the caller adds r.timings_ms to the stage times.
+poly::ClusterResult compile_nodes(const Graph &g, const std::vector<NodeId> &nodes, const poly::PolyOptions &po) {
   const Node &first = g.node(nodes.front());
   try {
-    poly::ClusterResult r = poly::compile_cluster(g, nodes, po);
-    for (const auto &[stage, ms] : r.timings_ms) s.scheduled.stage_ms[stage] += ms;
-    return r;
+    return poly::compile_cluster(g, nodes, po);
   } catch (const UserError &e) {
     throw e.with({first.pointer, g.name, first.name});
   }
+}
+
+void add_timings(GraphCompileState &s, const poly::ClusterResult &r) {
+  for (const auto &[stage, ms] : r.timings_ms) s.scheduled.stage_ms[stage] += ms;
 }
 
 const PassTable<GraphCompileState> kGraphStages = {
@@ -127,14 +132,26 @@ const PassTable<GraphCompileState> kGraphStages = {
     {"compile_clusters", "clusters", "each cluster through the target's polyhedral pipeline (build_scop to its last pass)",
      [](const GraphCompileState &) { return true; },
      [](GraphCompileState &s) {
+       // Clusters are independent: they compile on CompileOptions::compile_threads
+       // threads, into slots of their own, with the same results and the same
+       // first error as one after the other.
        const Graph &g = s.scheduled.prepared.graph;
        const auto &clusters = s.scheduled.plan.fusion.clusters;
-       for (const auto &cluster : clusters) {
-         s.cluster_options.push_back(cluster_options(g, g.node(cluster.front()).name, clusters.size(), s.options));
-         s.scheduled.clusters.push_back(compile_nodes(s, cluster, s.cluster_options.back()));
-         s.scheduled.layouts.push_back(cluster_layout(g, cluster, s.scheduled.clusters.back()));
+       const std::size_t n = clusters.size();
+       s.cluster_options.resize(n);
+       std::vector<std::optional<poly::ClusterResult>> results(n);
+       std::vector<std::optional<ClusterLayout>> layouts(n);
+       parallel_jobs(n, compile_worker_threads(n, s.options.compile_threads), [&](std::size_t i) {
+         s.cluster_options[i] = cluster_options(g, g.node(clusters[i].front()).name, n, s.options);
+         results[i] = compile_nodes(g, clusters[i], s.cluster_options[i]);
+         layouts[i] = cluster_layout(g, clusters[i], *results[i]);
+       });
+       for (std::size_t i = 0; i < n; ++i) {
+         add_timings(s, *results[i]);
+         s.scheduled.clusters.push_back(std::move(*results[i]));
+         s.scheduled.layouts.push_back(std::move(*layouts[i]));
        }
-       return !clusters.empty();
+       return n != 0;
      }},
     {"split_clusters", "clusters",
      "a cluster whose schedule left heavy operators in separate loop nests cut into kernels of their own",
@@ -143,7 +160,10 @@ const PassTable<GraphCompileState> kGraphStages = {
        const Graph &g = s.scheduled.prepared.graph;
        const auto &clusters = s.scheduled.plan.fusion.clusters;
        auto compile = [&](const std::vector<NodeId> &nodes) {
-         return compile_nodes(s, nodes, cluster_options(g, g.node(nodes.front()).name, clusters.size(), s.options));
+         poly::ClusterResult r =
+             compile_nodes(g, nodes, cluster_options(g, g.node(nodes.front()).name, clusters.size(), s.options));
+         add_timings(s, r);
+         return r;
        };
        std::vector<std::vector<NodeId>> kernels;  // the clusters, split ones cut into their pieces
        std::vector<poly::ClusterResult> results;
@@ -208,8 +228,10 @@ const PassTable<GraphCompileState> kGraphStages = {
        }
        std::vector<poly::LKernel> kernels;
        for (const auto &c : s.scheduled.clusters) kernels.push_back(c.kernel);
+       cpu::CpuOptions cpu_options;
+       cpu_options.compile_threads = s.options.compile_threads;
        std::shared_ptr<cpu::CpuExecutable> exe =
-           s.options.target == "cpu" ? std::shared_ptr<cpu::CpuExecutable>(cpu::jit_kernels(kernels))
+           s.options.target == "cpu" ? std::shared_ptr<cpu::CpuExecutable>(cpu::jit_kernels(kernels, cpu_options))
                                      : std::shared_ptr<cpu::CpuExecutable>(cpu::build_c_kernels(kernels));
        for (const auto &k : kernels) {
          cpu::KernelEntry e = exe->entry(k.name);

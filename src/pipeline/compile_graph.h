@@ -37,6 +37,10 @@ struct CompileOptions {
   bool simt_check = false;
   /// Passes whose IR is kept after they run (poly::PolyOptions::print_after).
   std::set<std::string> print_after;
+  /// Threads that compile the graph's clusters and generate their code: 0 =
+  /// the hardware threads (ATOLL_COMPILE_THREADS overrides), 1 = sequential.
+  /// The code is the same for every count.
+  std::size_t compile_threads = 0;
 };
 
 /// One pass's IR as --print-after and explain print it: a header line

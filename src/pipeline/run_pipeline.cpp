@@ -35,6 +35,8 @@
 #include <regex>
 #include <thread>
 
+#include "graph/core/parallel_jobs.h"
+
 namespace atl {
 
 namespace {
@@ -506,9 +508,10 @@ void record_passes(const CompiledGraph &compiled, GraphRun &r) {
 }
 
 /// The parallel phase: everything up to code generation (and, for compile,
-/// the files). Returns the compiled code when there is more to do.
+/// the files), the graph's clusters on `cluster_threads` threads. Returns
+/// the compiled code when there is more to do.
 std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const PipelineOptions &o, GraphRun &r,
-                                          const std::string &symbol_prefix) {
+                                          const std::string &symbol_prefix, std::size_t cluster_threads) {
   const Graph &graph = *entry.graph;
   check_constant_indices(graph);
   std::map<std::string, std::int64_t> bp = bench_point(graph, o);
@@ -531,6 +534,7 @@ std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const Pipeli
   const bool compile_only = o.mode == PipelineOptions::Mode::Compile && !o.verify && !o.bench;
   co.executable = !compile_only;
   co.simt_check = o.verify;
+  co.compile_threads = cluster_threads;
   CompiledGraph compiled = compile_graph(graph, co);
   r.kernels = static_cast<int>(compiled.clusters.size());
   if (co.executable && poly::is_gpu_target(o.target)) {
@@ -629,14 +633,6 @@ bool guarded(const BatchGraph &entry, GraphRun &r, Step &&step) {
   return ok;
 }
 
-/// Worker threads for the compile phase: the hardware threads, at most one
-/// per graph, or ATOLL_COMPILE_THREADS when set (1 = sequential).
-std::size_t compile_threads(std::size_t graphs) {
-  std::size_t n = std::max(1u, std::thread::hardware_concurrency());
-  if (const char *env = std::getenv("ATOLL_COMPILE_THREADS"))
-    if (long v = std::strtol(env, nullptr, 10); v > 0) n = static_cast<std::size_t>(v);
-  return std::max<std::size_t>(1, std::min(n, graphs));
-}
 
 }  // namespace
 
@@ -691,7 +687,12 @@ BatchRun run_pipeline(const Batch &batch, const PipelineOptions &options) {
   };
 
   // Parallel phase: graphs compile concurrently (each has its own isl
-  // context and LLVM context; Pluto, which uses PPL, takes a lock).
+  // context and LLVM context; Pluto, which uses PPL, takes a lock), on the
+  // compile threads (ATOLL_COMPILE_THREADS or the hardware's), at most one
+  // per graph; the threads left over compile each graph's clusters.
+  const std::size_t total_threads = compile_worker_threads(std::max<std::size_t>(n, 1) * 1024);
+  const std::size_t threads = compile_worker_threads(n, total_threads);
+  const std::size_t cluster_threads = std::max<std::size_t>(1, total_threads / threads);
   std::atomic<std::size_t> next{0};
   auto worker = [&] {
     for (std::size_t i = next++; i < n; i = next++) {
@@ -710,12 +711,11 @@ BatchRun run_pipeline(const Batch &batch, const PipelineOptions &options) {
       }
       failed[i] = !guarded(entry, r, [&] {
         // In a batch of several graphs, symbols carry the graph's name.
-        std::optional<CompiledGraph> code = compile_phase(entry, o, r, n > 1 ? c_identifier(entry.name) + "_" : "");
+        std::optional<CompiledGraph> code = compile_phase(entry, o, r, n > 1 ? c_identifier(entry.name) + "_" : "", cluster_threads);
         if (o.verify || o.bench || o.mode == PipelineOptions::Mode::Run) compiled[i] = std::move(code);
       });
     }
   };
-  std::size_t threads = compile_threads(n);
   if (threads <= 1) {
     worker();
   } else {
