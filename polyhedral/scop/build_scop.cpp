@@ -354,11 +354,39 @@ std::string sanitize_identifier(const std::string &name) {
       // C library functions generated code calls or links against: a kernel or
       // array of that name would clash with (or shadow) them.
       "exp", "expf", "log", "logf", "tanh", "tanhf", "erf", "erff", "pow", "powf", "sqrt", "sqrtf", "floorf",
-      "fabs", "fabsf", "fmaf", "fma", "fminf", "fmaxf", "abs", "main", "memcpy", "memset", "malloc", "free"};
+      "fabs", "fabsf", "fmaf", "fma", "fminf", "fmaxf", "abs", "main", "memcpy", "memset", "malloc", "free",
+      // OpenCL C's keywords, types and the built-ins its kernels call
+      "half", "kernel", "global", "local", "constant", "private", "read_only", "write_only", "read_write",
+      "uniform", "pipe", "complex", "imaginary", "uchar", "ushort", "uint", "ulong", "size_t", "ptrdiff_t",
+      "intptr_t", "uintptr_t", "sampler_t", "event_t", "image1d_t", "image2d_t", "image3d_t", "get_global_id",
+      "get_local_id", "get_group_id", "get_local_size", "barrier", "mad", "clamp", "select", "sign", "vload_half",
+      "vstore_half", "as_float", "as_uint", "convert_float",
+      // CUDA C++'s keywords and built-in variables
+      "class", "new", "delete", "template", "this", "namespace", "operator", "public", "protected", "virtual",
+      "friend", "try", "catch", "throw", "typename", "using", "explicit", "mutable", "export", "nullptr",
+      "decltype", "constexpr", "static_assert", "alignas", "alignof", "noexcept", "thread_local", "char16_t",
+      "char32_t", "wchar_t", "asm", "dynamic_cast", "static_cast", "reinterpret_cast", "const_cast", "typeid",
+      "compl", "bitand", "bitor", "xor", "xor_eq", "and_eq", "or_eq", "not_eq", "threadIdx", "blockIdx",
+      "blockDim", "gridDim", "warpSize", "int8_t", "uint8_t", "int16_t", "uint16_t", "int32_t", "uint32_t",
+      "int64_t", "uint64_t"};
+  // OpenCL's and CUDA's vector types: float4, uchar16, int2...
+  auto vector_type = [](const std::string &w) {
+    static const char *bases[] = {"char", "uchar", "short", "ushort", "int", "uint", "long", "ulong",
+                                  "float", "double", "half", "longlong", "ulonglong"};
+    for (const char *b : bases) {
+      std::string base(b);
+      if (w.size() > base.size() && w.compare(0, base.size(), base) == 0) {
+        std::string n = w.substr(base.size());
+        if (n == "1" || n == "2" || n == "3" || n == "4" || n == "8" || n == "16") return true;
+      }
+    }
+    return false;
+  };
   std::string s;
   for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "t_" + s;
-  if (reserved.count(s) || s.rfind("atoll_", 0) == 0) s += "_";
+  // a leading digit is not C; a leading "__" is the implementation's
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])) || s.rfind("__", 0) == 0) s = "t_" + s;
+  if (reserved.count(s) || vector_type(s) || s.rfind("atoll_", 0) == 0) s += "_";
   return s;
 }
 

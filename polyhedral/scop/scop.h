@@ -120,7 +120,9 @@ void rebuild_reads(const Scop &scop, ScopStatement &st);
 /// domain, accesses and body.
 void print_scop(std::ostream &os, const Scop &scop);
 
-/// `name` made a C identifier that cannot clash with C keywords.
+/// `name` made an identifier that clashes with no keyword, type or built-in
+/// of C, CUDA C++ or OpenCL C (a tensor named "half" or "float4"), nor
+/// with the C library functions kernels call.
 std::string sanitize_identifier(const std::string &name);
 
 /// `name` as a variable of isl's parser: words it reads as keywords ("and",
