@@ -141,7 +141,9 @@ std::vector<Tensor> op_resize(const OpArgs &a) {
       } else if (ctm == "pytorch_half_pixel") {
         x = len > 1 ? (xr + half) / s - half : Q{0, 1};
       } else if (ctm == "align_corners") {
-        x = len == 1 ? Q{0, 1} : xr * q(in - 1, len - 1);
+        // the resized length is in * scale, unrounded (ONNX's reference)
+        Q resized = s * Q{in, 1};
+        x = resized.n == resized.d ? Q{0, 1} : xr * Q{in - 1, 1} / (resized - Q{1, 1});
       } else if (ctm == "asymmetric") {
         x = xr / s;
       } else {

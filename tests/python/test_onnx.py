@@ -54,5 +54,48 @@ class OnnxTest(unittest.TestCase):
         self.assertTrue(graph["verify"]["passed"], graph)
 
 
+class BackendTest(unittest.TestCase):
+    """atoll.backend: inputs that Atoll needs as constants (a Reshape's
+    shape, Clip's bounds) are specialized when the model runs."""
+
+    def model(self):
+        from onnx import TensorProto, helper
+        nodes = [helper.make_node("Reshape", ["x", "shape"], ["r"]),
+                 helper.make_node("Clip", ["r", "lo", "hi"], ["y"])]
+        graph = helper.make_graph(
+            nodes, "g",
+            [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6]),
+             helper.make_tensor_value_info("shape", TensorProto.INT64, [2]),
+             helper.make_tensor_value_info("lo", TensorProto.FLOAT, []),
+             helper.make_tensor_value_info("hi", TensorProto.FLOAT, [])],
+            [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+    def test_run_time_shape_and_bounds(self):
+        import atoll.backend
+        rep = atoll.backend.prepare(self.model())
+        self.assertIsInstance(rep, atoll.backend.SpecializingRep)
+        x = np.random.default_rng(1).standard_normal((2, 6)).astype(np.float32)
+        lo, hi = np.float32(-0.5), np.float32(0.25)
+        for shape in ([3, 4], [4, 3], [3, 4]):
+            (y,) = rep.run([x, np.array(shape, np.int64), lo, hi])
+            np.testing.assert_array_equal(y, np.clip(x.reshape(shape), lo, hi))
+        # the smallest set: all three inputs are needed as constants, x is not
+        self.assertEqual(rep.fixed, ["shape", "lo", "hi"])
+        self.assertEqual(len(rep.modules), 2)  # one module per distinct values
+
+    def test_unreadable_model_is_skipped_with_the_reason(self):
+        import atoll.backend
+        from onnx import TensorProto, helper
+        graph = helper.make_graph([helper.make_node("Loop", ["n", "c"], ["y"])], "g",
+                                  [helper.make_tensor_value_info("n", TensorProto.INT64, []),
+                                   helper.make_tensor_value_info("c", TensorProto.BOOL, [])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+        with self.assertRaises(unittest.SkipTest) as cm:
+            atoll.backend.prepare(model)
+        self.assertIn("(Loop): operator not supported", str(cm.exception))
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -31,6 +31,7 @@ struct Spec {
 std::string un(const char *f, const std::string &x) { return std::string(f) + "(" + x + ")"; }
 std::string bin(const std::vector<std::string> &a, const char *op) { return a[0] + " " + op + " " + a[1]; }
 
+/// max then min: with min > max every value becomes max, as ONNX specifies.
 std::string clip_expr(const OpContext &ctx, const std::vector<std::string> &a) {
   std::string e = a[0];
   if (ctx.attr("min")) e = "max(" + e + ", " + num(ctx.attr_float("min", 0)) + ")";
@@ -221,9 +222,6 @@ std::vector<TensorType> infer_elementwise(const OpContext &ctx) {
     std::string a = ctx.attr_string("approximate", "none");
     if (a != "none" && a != "tanh") fail(ctx, "approximate must be 'none' or 'tanh', not '" + a + "'");
   }
-  if (ctx.node.op == "Clip" && ctx.attr("min") && ctx.attr("max") &&
-      ctx.attr_float("min", 0) > ctx.attr_float("max", 0))
-    fail(ctx, "min " + num(ctx.attr_float("min", 0)) + " is greater than max " + num(ctx.attr_float("max", 0)));
   if (s.max_in >= 0 && static_cast<int>(n) > s.max_in) fail(ctx, "too many inputs");
   if (has_output(ctx, 1) || ctx.node.outputs.size() > 1) fail(ctx, "has exactly one output");
   return {out};

@@ -14,7 +14,8 @@ struct ReducePlan {
 ReducePlan reduce_plan(const OpContext &ctx) {
   if (has_input(ctx, 1)) fail(ctx, "'axes' must be a constant: give it as inline data or as the attribute");
   const TensorType &X = in(ctx, 0);
-  require_numeric(ctx, X, "data");
+  // ReduceMax and ReduceMin of bools are any and all (ONNX opset 20)
+  if (ctx.node.op != "ReduceMax" && ctx.node.op != "ReduceMin") require_numeric(ctx, X, "data");
   ReducePlan p;
   p.keepdims = ctx.attr_int("keepdims", 1) != 0;
   std::vector<int> axes = norm_axes(ctx, ctx.attr_ints("axes", {}), X.rank(), "axes");

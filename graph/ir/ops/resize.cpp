@@ -167,7 +167,10 @@ ResizePlan resize_plan(const OpContext &ctx) {
     ax.resized = true;
     Frac inv = divide(ctx, Frac{1, 1}, s), half{1, 2}, ka{0, 1}, kb{0, 1};
     if (ctm == "align_corners") {
-      if (ax.out > 1) ka = make_frac(ctx, ax.in - 1, ax.out - 1);
+      // ONNX measures the resized length as in * scale, unrounded: with
+      // scales 0.6 on 4 pixels, (4 - 1) / (2.4 - 1), not (4 - 1) / (2 - 1).
+      Frac len = mul(ctx, Frac{ax.in, 1}, s);
+      if (len.n != len.d) ka = divide(ctx, Frac{ax.in - 1, 1}, sub(ctx, len, Frac{1, 1}));
     } else if (ctm == "asymmetric") {
       ka = inv;
     } else if (ctm != "pytorch_half_pixel" || ax.out > 1) {

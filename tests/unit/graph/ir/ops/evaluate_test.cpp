@@ -57,6 +57,8 @@ TEST_CASE("evaluate: activations") {
   check_close(Op("HardSwish", {T({3})}).eval({tensor({3}, {-4, 1, 4})}), {0, 1.0 * (1.0 / 6 + 0.5), 4});
   check_close(Op("HardSigmoid", {T({3})}).eval({tensor({3}, {-4, 1, 4})}), {0, 0.7, 1});
   check_close(Op("LeakyRelu", {T({2})}, {{"alpha", 0.1}}).eval({tensor({2}, {-2, 3})}), {-0.2, 3});
+  // min > max: every value becomes max (ONNX)
+  CHECK(Op("Clip", {T({3})}, {{"min", 2}, {"max", 1}}).eval({tensor({3}, {0, 1.5, 3})}) == std::vector<double>{1, 1, 1});
   CHECK(Op("Clip", {T({4})}, {{"min", -1}, {"max", 1}}).eval({tensor({4}, {-3, -0.5, 0.5, 3})}) ==
         std::vector<double>{-1, -0.5, 0.5, 1});
   CHECK(Op("Relu", {T({2})}).eval({tensor({2}, {-3, 3})}) == std::vector<double>{0, 3});
