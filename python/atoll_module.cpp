@@ -69,9 +69,9 @@ atl::DType to_dtype(py::handle obj) {
   static const std::map<std::string, atl::DType> numpy_names = {
       {"float32", atl::DType::F32}, {"float16", atl::DType::F16}, {"bfloat16", atl::DType::BF16},
       {"int8", atl::DType::I8},     {"int32", atl::DType::I32},   {"int64", atl::DType::I64},
-      {"bool", atl::DType::Bool}};
+      {"bool", atl::DType::Bool},   {"uint8", atl::DType::U8},    {"float64", atl::DType::F64}};
   if (auto it = numpy_names.find(name); it != numpy_names.end()) return it->second;
-  throw atl::UserError("unknown dtype '" + name + "' (expected f32, f16, bf16, i8, i32, i64 or bool)");
+  throw atl::UserError("unknown dtype '" + name + "' (expected f32, f16, bf16, i8, i32, i64, bool, u8 or f64)");
 }
 
 /// The integer value of an int or a numpy integer; a Python error (as
@@ -211,7 +211,8 @@ std::string format_name(const Py_buffer &v, bool *big_endian = nullptr) {
 
 /// Whether a buffer's elements are what a tensor of `dtype` holds: f32 =
 /// float32, f16 = float16, bf16 = uint16 bits, i8/i32/i64 = int8/int32/int64,
-/// bool = bool or uint8 (0 or 1), in the machine's byte order.
+/// bool = bool or uint8 (0 or 1), u8 = uint8, f64 = float64, in the
+/// machine's byte order.
 bool format_matches(const std::string &dtype, const Py_buffer &v) {
   bool foreign = false;
   std::string name = format_name(v, &foreign);
@@ -223,6 +224,8 @@ bool format_matches(const std::string &dtype, const Py_buffer &v) {
   if (dtype == "i32") return name == "int32";
   if (dtype == "i64") return name == "int64";
   if (dtype == "bool") return name == "bool" || name == "uint8";
+  if (dtype == "u8") return name == "uint8";
+  if (dtype == "f64") return name == "float64";
   return false;
 }
 
@@ -230,7 +233,7 @@ bool format_matches(const std::string &dtype, const Py_buffer &v) {
 std::string numpy_name(const std::string &dtype) {
   static const std::map<std::string, std::string> names = {
       {"f32", "float32"}, {"f16", "float16"}, {"bf16", "uint16 (bfloat16 bits)"}, {"i8", "int8"},
-      {"i32", "int32"},   {"i64", "int64"},   {"bool", "bool"}};
+      {"i32", "int32"},   {"i64", "int64"},   {"bool", "bool"}, {"u8", "uint8"}, {"f64", "float64"}};
   auto it = names.find(dtype);
   return it == names.end() ? dtype : it->second;
 }

@@ -54,7 +54,10 @@ set_tests_properties(cli.compile.batch50 PROPERTIES LABELS "cli;src" TIMEOUT 120
 # GatherElements, CastLike and RMSNormalization on odd shapes (partial
 # tiles), alone and in fused chains; Resize in every mode, coordinate
 # transformation and nearest mode, by scales and by sizes, 3-D to 5-D.
-foreach(batch random_graphs op_regressions low_precision onnx_ops)
+# wide_dtypes.json: f64 (an MLP, a strided convolution, normalization,
+# reductions, elementwise chains) and u8 (an image normalized and back,
+# wrapping sums and differences, pooling, transposes, casts).
+foreach(batch random_graphs op_regressions low_precision onnx_ops wide_dtypes)
   foreach(target cpu cpu-c)
     add_test(NAME cli.verify.${batch}.${target}
       COMMAND $<TARGET_FILE:atoll> run ${CMAKE_CURRENT_SOURCE_DIR}/data/${batch}.json --verify --target ${target} --quiet)

@@ -11,7 +11,8 @@ set(ATOLL_GPU_BATCHES
   ${CMAKE_CURRENT_SOURCE_DIR}/data/op_regressions.json
   ${CMAKE_CURRENT_SOURCE_DIR}/data/random_graphs.json
   ${CMAKE_CURRENT_SOURCE_DIR}/data/low_precision.json
-  ${CMAKE_CURRENT_SOURCE_DIR}/data/onnx_ops.json)
+  ${CMAKE_CURRENT_SOURCE_DIR}/data/onnx_ops.json
+  ${CMAKE_CURRENT_SOURCE_DIR}/data/wide_dtypes.json)
 # Under the sanitizers: one batch (the GPU path's own code runs under
 # ASan and UBSan; PoCL and NVRTC are not instrumented), within CI's budget.
 # LeakSanitizer ignores what PoCL's and NVRTC's libraries keep until exit.

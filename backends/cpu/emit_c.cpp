@@ -68,6 +68,7 @@ static inline uint64_t atoll_wrap_u64(double v) {
   return (uint64_t)v;
 }
 static inline int8_t atoll_to_i8(double v) { return (int8_t)(uint8_t)atoll_wrap_u64(v); }
+static inline uint8_t atoll_to_u8(double v) { return (uint8_t)atoll_wrap_u64(v); }
 static inline int32_t atoll_to_i32(double v) { return (int32_t)(uint32_t)atoll_wrap_u64(v); }
 static inline uint32_t atoll_float_bits(float f) { union { float f; uint32_t u; } x; x.f = f; return x.u; }
 static inline float atoll_bits_float(uint32_t u) { union { float f; uint32_t u; } x; x.u = u; return x.f; }
@@ -267,8 +268,10 @@ private:
     case DType::F16: f = "atoll_f16_to_f32(" + elem + ")"; break;
     case DType::BF16: f = "atoll_bf16_to_f32(" + elem + ")"; break;
     case DType::I8:
+    case DType::U8:
     case DType::I32:
-    case DType::I64: return "((" + std::string(vt_) + ")" + elem + ")";
+    case DType::I64:
+    case DType::F64: return "((" + std::string(vt_) + ")" + elem + ")";
     case DType::Bool: return "((" + std::string(vt_) + ")(" + elem + " != 0))";
     }
     return fl_ ? f : "((double)" + f + ")";
@@ -280,6 +283,8 @@ private:
     case DType::F16: return "atoll_f32_to_f16((float)(" + v + "))";
     case DType::BF16: return "atoll_f32_to_bf16((float)(" + v + "))";
     case DType::I8: return "atoll_to_i8(" + v + ")";
+    case DType::U8: return "atoll_to_u8(" + v + ")";
+    case DType::F64: return "(double)(" + v + ")";
     case DType::I32: return "atoll_to_i32(" + v + ")";
     case DType::I64: return "atoll_to_i64(" + v + ")";
     case DType::Bool: return "(uint8_t)((" + v + ") != 0)";

@@ -17,10 +17,12 @@ using poly::LStmtKind;
 using poly::LType;
 
 bool uses_float_values(const LKernel &kernel) {
+  // f64 and integer tensors need double values (f32 holds neither exactly).
+  auto narrow = [](DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; };
   for (const poly::LArray &a : kernel.arrays)
-    if (!is_float(a.dtype)) return false;
+    if (!narrow(a.dtype)) return false;
   for (const poly::LArray &a : kernel.locals)
-    if (!is_float(a.dtype)) return false;
+    if (!narrow(a.dtype)) return false;
   return true;
 }
 
@@ -251,7 +253,9 @@ const char *c_storage_type(DType t) {
   case DType::I8: return "int8_t";
   case DType::I32: return "int32_t";
   case DType::I64: return "int64_t";
-  case DType::Bool: return "uint8_t";
+  case DType::Bool:
+  case DType::U8: return "uint8_t";
+  case DType::F64: return "double";
   }
   return "?";
 }

@@ -26,7 +26,9 @@ llvm::Type *storage_type(llvm::IRBuilderBase &b, DType t) {
   case DType::I8: return b.getInt8Ty();
   case DType::I32: return b.getInt32Ty();
   case DType::I64: return b.getInt64Ty();
-  case DType::Bool: return b.getInt8Ty();
+  case DType::Bool:
+  case DType::U8: return b.getInt8Ty();
+  case DType::F64: return b.getDoubleTy();
   }
   return nullptr;
 }
@@ -35,13 +37,15 @@ llvm::Value *load_element(llvm::IRBuilderBase &b, DType t, llvm::Value *p, llvm:
   llvm::Value *raw = b.CreateLoad(storage_type(b, t), p);
   switch (t) {
   case DType::F32:
-  case DType::F16: return to_vt(b, vt, raw);
+  case DType::F16:
+  case DType::F64: return to_vt(b, vt, raw);
   case DType::BF16:
     return to_vt(b, vt, b.CreateBitCast(b.CreateShl(b.CreateZExt(raw, b.getInt32Ty()), 16), b.getFloatTy()));
   case DType::I8:
   case DType::I32:
   case DType::I64: return b.CreateSIToFP(raw, vt);
   case DType::Bool: return b.CreateUIToFP(b.CreateICmpNE(raw, b.getInt8(0)), vt);
+  case DType::U8: return b.CreateUIToFP(raw, vt);
   }
   return nullptr;
 }
@@ -63,7 +67,9 @@ void store_element(llvm::IRBuilderBase &b, DType t, llvm::Value *p, llvm::Value 
     break;
   }
   case DType::I8:
+  case DType::U8:
   case DType::I32: out = b.CreateTrunc(wrapping_i64(b, v), storage_type(b, t)); break;
+  case DType::F64: out = v->getType()->isDoubleTy() ? v : b.CreateFPExt(v, b.getDoubleTy()); break;
   case DType::I64: out = saturating_i64(b, v); break;
   case DType::Bool: out = b.CreateZExt(b.CreateFCmpUNE(v, llvm::ConstantFP::get(vt, 0.0)), b.getInt8Ty()); break;
   }

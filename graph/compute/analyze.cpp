@@ -137,12 +137,18 @@ private:
   std::set<std::string> written_, named_;
   std::map<std::string, Shape> fixed_, inferred_;
 
+  /// The type of temporaries: the inputs' one type; f64 if any input is f64
+  /// (f32 would round its values); f32 for other mixes.
   DType result_dtype() const {
     std::optional<DType> d;
+    bool mixed = false, f64 = false;
     for (const auto &[name, use] : sig_.inputs) {
-      if (d && *d != use.dtype) return DType::F32;
+      if (d && *d != use.dtype) mixed = true;
+      if (use.dtype == DType::F64) f64 = true;
       d = use.dtype;
     }
+    if (f64) return DType::F64;
+    if (mixed) return DType::F32;
     return d.value_or(DType::F32);
   }
 

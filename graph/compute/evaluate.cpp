@@ -28,10 +28,12 @@ double identity(AssignOp op, DType t) {
     case DType::I8: return -128.0;
     case DType::I32: return static_cast<double>(std::numeric_limits<std::int32_t>::min());
     case DType::I64: return static_cast<double>(std::numeric_limits<std::int64_t>::min());
-    case DType::Bool: return 0.0;
+    case DType::Bool:
+    case DType::U8: return 0.0;
     case DType::F32:
     case DType::F16:
-    case DType::BF16: return -inf;
+    case DType::BF16:
+    case DType::F64: return -inf;
     }
     return -inf;
   };
@@ -41,9 +43,11 @@ double identity(AssignOp op, DType t) {
     case DType::I32: return static_cast<double>(std::numeric_limits<std::int32_t>::max());
     case DType::I64: return 9223372036854774784.0;  // largest double below 2^63
     case DType::Bool: return 1.0;
+    case DType::U8: return 255.0;
     case DType::F32:
     case DType::F16:
-    case DType::BF16: return inf;
+    case DType::BF16:
+    case DType::F64: return inf;
     }
     return inf;
   };

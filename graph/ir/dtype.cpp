@@ -17,6 +17,8 @@ const char *dtype_name(DType t) {
   case DType::I32: return "i32";
   case DType::I64: return "i64";
   case DType::Bool: return "bool";
+  case DType::U8: return "u8";
+  case DType::F64: return "f64";
   }
   return "?";
 }
@@ -29,17 +31,21 @@ std::optional<DType> parse_dtype(std::string_view n) {
   if (n == "i32" || n == "int32") return DType::I32;
   if (n == "i64" || n == "int64") return DType::I64;
   if (n == "bool") return DType::Bool;
+  if (n == "u8" || n == "uint8") return DType::U8;
+  if (n == "f64" || n == "float64" || n == "double") return DType::F64;
   return std::nullopt;
 }
 
 std::optional<DType> dtype_from_onnx(long long e) {
   switch (e) {
   case 1: return DType::F32;
+  case 2: return DType::U8;
   case 3: return DType::I8;
   case 6: return DType::I32;
   case 7: return DType::I64;
   case 9: return DType::Bool;
   case 10: return DType::F16;
+  case 11: return DType::F64;
   case 16: return DType::BF16;
   default: return std::nullopt;
   }
@@ -54,12 +60,14 @@ std::size_t dtype_size(DType t) {
   case DType::I32: return 4;
   case DType::I64: return 8;
   case DType::Bool: return 1;
+  case DType::U8: return 1;
+  case DType::F64: return 8;
   }
   return 0;
 }
 
-bool is_float(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16; }
-bool is_integer(DType t) { return t == DType::I8 || t == DType::I32 || t == DType::I64; }
+bool is_float(DType t) { return t == DType::F32 || t == DType::F16 || t == DType::BF16 || t == DType::F64; }
+bool is_integer(DType t) { return t == DType::I8 || t == DType::U8 || t == DType::I32 || t == DType::I64; }
 
 std::uint16_t float_to_half(float f) {
   std::uint32_t x;
@@ -146,6 +154,13 @@ static double wrap_int(double v) {
   return m;
 }
 
+/// Unsigned 8 bits: truncate, then wrap modulo 256 as C's conversions do.
+static double wrap_u8(double v) {
+  if (std::isnan(v) || std::isinf(v)) return 0.0;
+  double m = std::fmod(std::trunc(v), 256.0);
+  return m < 0 ? m + 256.0 : m;
+}
+
 double round_to(DType t, double v) {
   switch (t) {
   case DType::F32: return static_cast<double>(static_cast<float>(v));
@@ -154,6 +169,8 @@ double round_to(DType t, double v) {
   case DType::I8: return wrap_int<std::int8_t>(v);
   case DType::I32: return wrap_int<std::int32_t>(v);
   case DType::I64: return wrap_int<std::int64_t>(v);
+  case DType::U8: return wrap_u8(v);
+  case DType::F64: return v;
   case DType::Bool: return (v != 0.0 && !std::isnan(v)) ? 1.0 : (std::isnan(v) ? 1.0 : 0.0);
   }
   return v;

@@ -12,7 +12,8 @@
  *   column of a JSON syntax error.
  * - Buffers are dense row-major arrays of the tensor's dtype: f32 = float,
  *   f16 and bf16 = uint16_t (IEEE binary16 / bfloat16 bits), i8 = int8_t,
- *   i32 = int32_t, i64 = int64_t, bool = uint8_t (0 or 1).
+ *   i32 = int32_t, i64 = int64_t, bool = uint8_t (0 or 1), u8 = uint8_t,
+ *   f64 = double.
  * - No copies: the kernels read the caller's input buffers and write the
  *   output buffers in place (atl::Module, <atoll/module.h>); a call
  *   allocates only its arena of intermediates. An output the kernels leave
@@ -84,8 +85,8 @@ const char *atoll_module_output_name(const atoll_module *m, int i);
  *  NULL when max_dims is 0); -1 for a NULL module or name, or a name that is
  *  neither an input nor an output of the module. */
 int atoll_module_tensor_shape(const atoll_module *m, const char *name, int64_t *dims, int max_dims);
-/** The dtype of an input or output: "f32", "f16", "bf16", "i8", "i32", "i64"
- *  or "bool" (a static string); NULL as for atoll_module_tensor_shape. */
+/** The dtype of an input or output: "f32", "f16", "bf16", "i8", "i32", "i64",
+ *  "bool", "u8" or "f64" (a static string); NULL as for atoll_module_tensor_shape. */
 const char *atoll_module_tensor_dtype(const atoll_module *m, const char *name);
 /** Bytes of an input's or output's buffer (elements times the dtype's size);
  *  -1 as for atoll_module_tensor_shape. */

@@ -104,7 +104,7 @@ public:
   /// The shape of an input or output at the module's parameter values.
   /// Any other name is a UserError listing the module's tensors.
   std::vector<std::int64_t> shape(const std::string &name) const;
-  /// Its dtype: "f32", "f16", "bf16", "i8", "i32", "i64" or "bool".
+  /// Its dtype: "f32", "f16", "bf16", "i8", "i32", "i64", "bool", "u8" or "f64".
   std::string dtype(const std::string &name) const;
   /// Bytes of its buffer: elements times the dtype's size.
   std::int64_t bytes(const std::string &name) const;

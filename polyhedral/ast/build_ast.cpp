@@ -64,7 +64,8 @@ double identity_of(compute::AssignOp op, DType t) {
     case DType::I32: lo = -2147483648.0, hi = 2147483647.0; break;
     case DType::I64: lo = -9223372036854775808.0, hi = 9223372036854775807.0; break;
     case DType::Bool: lo = 0, hi = 1; break;
-    case DType::F32: case DType::F16: case DType::BF16: break;
+    case DType::U8: lo = 0, hi = 255; break;
+    case DType::F32: case DType::F16: case DType::BF16: case DType::F64: break;
     }
   }
   switch (op) {

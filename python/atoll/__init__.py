@@ -62,17 +62,19 @@ _NUMPY_DTYPES = {
     "i32": _np.dtype(_np.int32),
     "i64": _np.dtype(_np.int64),
     "bool": _np.dtype(_np.bool_),
+    "u8": _np.dtype(_np.uint8),
+    "f64": _np.dtype(_np.float64),
 }
 
 
 def numpy_dtype(dtype):
     """The numpy dtype of a tensor dtype's buffers: "f32" -> float32, "f16" ->
     float16, "bf16" -> uint16 (bfloat16 bits), "i8", "i32", "i64" -> int8,
-    int32, int64, "bool" -> bool."""
+    int32, int64, "bool" -> bool, "u8" -> uint8, "f64" -> float64."""
     try:
         return _NUMPY_DTYPES[dtype]
     except KeyError:
-        raise UserError(f"unknown dtype '{dtype}' (expected f32, f16, bf16, i8, i32, i64 or bool)") from None
+        raise UserError(f"unknown dtype '{dtype}' (expected f32, f16, bf16, i8, i32, i64, bool, u8 or f64)") from None
 
 
 def to_bfloat16(x):

@@ -27,8 +27,8 @@ std::size_t raw_size(int type) {
   switch (type) {
   case TP::FLOAT: case TP::INT32: return 4;
   case TP::FLOAT16: case TP::BFLOAT16: return 2;
-  case TP::INT8: case TP::BOOL: return 1;
-  case TP::INT64: return 8;
+  case TP::INT8: case TP::UINT8: case TP::BOOL: return 1;
+  case TP::INT64: case TP::DOUBLE: return 8;
   default: return 0;
   }
 }
@@ -42,6 +42,8 @@ double decode_raw(int type, const char *p) {
   case TP::INT8: return load<std::int8_t>(p);
   case TP::BOOL: return load<std::uint8_t>(p) != 0;
   case TP::INT64: return static_cast<double>(load<std::int64_t>(p));
+  case TP::UINT8: return load<std::uint8_t>(p);
+  case TP::DOUBLE: return load<double>(p);
   default: return 0;
   }
 }
@@ -110,7 +112,7 @@ std::string onnx_dtype_name(int type) {
 DType atoll_dtype(int type, const std::string &what) {
   if (auto t = dtype_from_onnx(type)) return *t;
   throw UserError(what + " has element type " + onnx_dtype_name(type) +
-                  ", which Atoll does not support (FLOAT, FLOAT16, BFLOAT16, INT8, INT32, INT64, BOOL)");
+                  ", which Atoll does not support (FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT8, UINT8, INT32, INT64, BOOL)");
 }
 
 Tensor read_tensor(const TP &t, const std::string &model_dir, const std::string &what) {
@@ -151,7 +153,11 @@ Tensor read_tensor(const TP &t, const std::string &model_dir, const std::string 
     if (t.int64_data_size() != n) throw count_error(t.int64_data_size());
     for (std::int64_t i = 0; i < n; ++i) out.set(i, static_cast<double>(t.int64_data(static_cast<int>(i))));
     break;
-  default: {  // INT32, INT8, BOOL, and FLOAT16 / BFLOAT16 as their bits
+  case TP::DOUBLE:
+    if (t.double_data_size() != n) throw count_error(t.double_data_size());
+    for (std::int64_t i = 0; i < n; ++i) out.set(i, t.double_data(static_cast<int>(i)));
+    break;
+  default: {  // INT32, INT8, UINT8, BOOL, and FLOAT16 / BFLOAT16 as their bits
     if (t.int32_data_size() != n) throw count_error(t.int32_data_size());
     for (std::int64_t i = 0; i < n; ++i) {
       std::int32_t v = t.int32_data(static_cast<int>(i));

@@ -38,6 +38,8 @@ Tensor from_raw(const std::vector<unsigned char> &raw, DType dtype, const Shape 
     case DType::I32: { std::int32_t x; std::memcpy(&x, p, 4); v = x; break; }
     case DType::I64: { std::int64_t x; std::memcpy(&x, p, 8); v = static_cast<double>(x); break; }
     case DType::Bool: { std::uint8_t x; std::memcpy(&x, p, 1); v = x != 0; break; }
+    case DType::U8: { std::uint8_t x; std::memcpy(&x, p, 1); v = x; break; }
+    case DType::F64: std::memcpy(&v, p, 8); break;
     }
     t.data[static_cast<std::size_t>(i)] = v;
   }
@@ -109,6 +111,8 @@ void store_raw(const Tensor &t, unsigned char *p) {
     case DType::I32: { std::int32_t x = static_cast<std::int32_t>(v); std::memcpy(p, &x, 4); break; }
     case DType::I64: { std::int64_t x = static_cast<std::int64_t>(v); std::memcpy(p, &x, 8); break; }
     case DType::Bool: { std::uint8_t x = v != 0; std::memcpy(p, &x, 1); break; }
+    case DType::U8: { std::uint8_t x = static_cast<std::uint8_t>(v); std::memcpy(p, &x, 1); break; }
+    case DType::F64: std::memcpy(p, &v, 8); break;
     }
     p += size;
   }

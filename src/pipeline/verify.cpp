@@ -12,12 +12,14 @@ namespace {
 
 double tolerance(DType t) {
   switch (t) {
-  case DType::F32: return 1e-4;
+  case DType::F32:
+  case DType::F64: return 1e-4;
   case DType::F16:
   case DType::BF16: return 1e-2;
   case DType::I8:
   case DType::I32:
   case DType::I64:
+  case DType::U8:
   case DType::Bool: return 0.0;
   }
   return 0.0;

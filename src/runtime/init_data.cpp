@@ -84,9 +84,9 @@ Tensor make_tensor_data(const std::string &graph, const TensorDecl &decl, const 
   }
   InitSpec spec = parse_init(decl.init);
   bool integer = is_integer(decl.type.dtype);
-  if (integer && decl.init.empty()) {
-    spec.a = -8;
-    spec.b = 8;
+  if (integer && decl.init.empty()) {  // small values; u8 has no negative ones
+    spec.a = decl.type.dtype == DType::U8 ? 0 : -8;
+    spec.b = decl.type.dtype == DType::U8 ? 16 : 8;
   }
   Rng rng{fnv1a(decl.name, fnv1a(graph + "/"))};
   for (std::int64_t i = 0; i < t.numel(); ++i) {

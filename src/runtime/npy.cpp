@@ -24,6 +24,8 @@ const char *npy_descr(DType t) {
   case DType::I32: return "<i4";
   case DType::I64: return "<i8";
   case DType::Bool: return "|b1";
+  case DType::U8: return "|u1";
+  case DType::F64: return "<f8";
   }
   return "<f4";
 }
@@ -67,6 +69,8 @@ void write_npy(const std::string &path, const Tensor &t) {
     case DType::I32: put<std::int32_t>(out, static_cast<std::int32_t>(v)); break;
     case DType::I64: put<std::int64_t>(out, static_cast<std::int64_t>(v)); break;
     case DType::Bool: put<std::uint8_t>(out, v != 0 ? 1 : 0); break;
+    case DType::U8: put<std::uint8_t>(out, static_cast<std::uint8_t>(v)); break;
+    case DType::F64: put<double>(out, v); break;
     }
   }
   std::filesystem::path p(path);
@@ -200,7 +204,8 @@ Tensor read_npy(const std::string &path, std::string *descr_out) {
   DType dtype;
   if (kind == 'f' && size == 4) dtype = DType::F32;
   else if (kind == 'f' && size == 2) dtype = DType::F16;
-  else if (kind == 'f' && size == 8) dtype = DType::F32;
+  else if (kind == 'f' && size == 8) dtype = DType::F64;
+  else if (kind == 'u' && size == 1) dtype = DType::U8;
   else if (kind == 'i' && size == 1) dtype = DType::I8;
   else if (kind == 'i' && size == 4) dtype = DType::I32;
   else if (kind == 'i' && size == 8) dtype = DType::I64;

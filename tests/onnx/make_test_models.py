@@ -189,7 +189,7 @@ def errors():
                 [x], [vi("b", [2, 3])], [], 17)
     save(cyc, os.path.join(ERRORS, "onnx_cycle.onnx"), check=False)
     # An element type Atoll has no dtype for.
-    dbl = model([h.make_node("Relu", ["x"], ["y"])], [vi("x", [2, 3], T.DOUBLE)], [vi("y", [2, 3], T.DOUBLE)], [], 17)
+    dbl = model([h.make_node("Relu", ["x"], ["y"])], [vi("x", [2, 3], T.UINT16)], [vi("y", [2, 3], T.UINT16)], [], 17)
     save(dbl, os.path.join(ERRORS, "onnx_unknown_dtype.onnx"))
     # External data whose file is missing.
     ext = model([h.make_node("Add", ["x", "w"], ["y"])], [x], [vi("y", [2, 3])], [init("w", arr((2, 3)))], 17)

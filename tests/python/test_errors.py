@@ -72,8 +72,10 @@ class Locations(unittest.TestCase):
 
     def test_builder_arguments(self):
         g = atoll.Graph("args")
-        with self.assertRaisesRegex(atoll.UserError, "unknown dtype 'f64'"):
-            g.add_input("x", [4], dtype="f64")
+        with self.assertRaisesRegex(atoll.UserError, "unknown dtype 'u16'"):
+            g.add_input("x", [4], dtype="u16")
+        with self.assertRaisesRegex(atoll.UserError, "unknown dtype 'complex64'"):
+            g.add_input("x", [4], dtype=np.complex64)
         with self.assertRaisesRegex(atoll.UserError, "a dimension is an integer or a parameter name, got 2.5"):
             g.add_input("x", [2.5])
         with self.assertRaisesRegex(atoll.UserError, "attribute 'perm': expected an int, a float, a str or a list"):

@@ -241,6 +241,42 @@ class Dtypes(unittest.TestCase):
         # A bool tensor also takes uint8 0/1 as it is.
         np.testing.assert_array_equal(m.run({"c": c.astype(np.uint8), "a": a, "k": k})["sel"], out["sel"])
 
+    def test_f64_is_computed_in_double(self):
+        graph = {"name": "f64_mm", "inputs": [{"name": "x", "shape": [5, 33], "dtype": "f64"},
+                                             {"name": "w", "shape": [33, 7], "dtype": "f64"}],
+                 "outputs": ["y", "s"],
+                 "nodes": [{"op": "MatMul", "inputs": ["x", "w"], "outputs": ["y"]},
+                           {"op": "Add", "inputs": ["x", "x"], "outputs": ["x2"]},
+                           {"op": "ReduceSum", "inputs": ["x2"], "outputs": ["s"], "attrs": {"axes": [1]}}]}
+        for target in ("cpu", "cpu-c"):
+            m = atoll.compile(graph, target=target)
+            self.assertEqual((m.dtype("y"), m.numpy_dtype("y")), ("f64", np.dtype(np.float64)))
+            # 1 + 1e-12 has no f32 (or f32-accumulated) form: the result shows it
+            x = 1 + 1e-12 * rng(20).uniform(1, 2, (5, 33))
+            w = rng(21).uniform(-1, 1, (33, 7))
+            out = m.run({"x": x, "w": w})
+            np.testing.assert_allclose(out["y"], x @ w, rtol=1e-13)
+            np.testing.assert_allclose(out["s"], (2 * x).sum(axis=1, keepdims=True), rtol=1e-14)
+            self.assertGreater(np.abs(out["s"] - 66).max(), 1e-11)
+
+    def test_u8_wraps_and_converts(self):
+        graph = {"name": "u8", "inputs": [{"name": "a", "shape": [6], "dtype": "u8"},
+                                         {"name": "b", "shape": [6], "dtype": "u8"}],
+                 "outputs": ["s", "d", "f", "back"],
+                 "nodes": [{"op": "Add", "inputs": ["a", "b"], "outputs": ["s"]},
+                           {"op": "Sub", "inputs": ["a", "b"], "outputs": ["d"]},
+                           {"op": "Cast", "inputs": ["a"], "outputs": ["f"], "attrs": {"to": "f32"}},
+                           {"op": "Cast", "inputs": ["f"], "outputs": ["back"], "attrs": {"to": "uint8"}}]}
+        m = atoll.compile(graph)
+        a = np.array([0, 1, 100, 200, 255, 128], dtype=np.uint8)
+        b = np.array([0, 255, 100, 100, 255, 129], dtype=np.uint8)
+        out = m.run({"a": a, "b": b})
+        self.assertEqual(out["s"].dtype, np.uint8)
+        np.testing.assert_array_equal(out["s"], a + b)  # numpy wraps as C does
+        np.testing.assert_array_equal(out["d"], a - b)
+        np.testing.assert_array_equal(out["f"], a.astype(np.float32))
+        np.testing.assert_array_equal(out["back"], a)
+
 
 if __name__ == "__main__":
     unittest.main()

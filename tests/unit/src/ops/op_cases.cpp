@@ -241,11 +241,46 @@ std::vector<Case> movement_cases() {
   return cases;
 }
 
+/// f64 (computed in double, never rounded to f32) and u8 (wrapping
+/// conversions) through the operators that ONNX models give them to.
+std::vector<Case> wide_and_unsigned_cases() {
+  const DType D = DType::F64, U = DType::U8;
+  std::vector<Case> cases;
+  cases.push_back({"Add", {typed({3, 5}, D), typed({5}, D)}});
+  cases.push_back({"Mul", {typed({2, 1, 3}, D), typed({4, 1}, D)}});
+  cases.push_back({"Div", {typed({7}, D), In{{7}, D, "uniform(0.1,2)"}}});
+  for (const char *op : {"Relu", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Erf"}) cases.push_back({op, {typed({2, 9}, D)}});
+  cases.push_back({"Sqrt", {In{{4, 3}, D, "uniform(0.1,4)"}}});
+  cases.push_back({"MatMul", {typed({3, 5}, D), typed({5, 7}, D)}});
+  cases.push_back({"MatMul", {typed({2, 4, 9}, D), typed({9, 3}, D)}});
+  cases.push_back({"Gemm", {typed({5, 4}, D), typed({4, 3}, D), typed({3}, D)}});
+  cases.push_back({"ReduceSum", {typed({3, 4, 5}, D)}, {{"axes", {1}}, {"keepdims", 0}}});
+  cases.push_back({"ReduceMax", {typed({6, 7}, D)}, {{"axes", {-1}}}});
+  cases.push_back({"Softmax", {typed({3, 11}, D)}, {{"axis", -1}}});
+  cases.push_back({"Conv", {typed({1, 2, 6, 5}, D), typed({3, 2, 3, 3}, D)}, {{"pads", {1, 1, 1, 1}}}});
+  cases.push_back({"Transpose", {typed({2, 3, 4}, D)}, {{"perm", {2, 0, 1}}}});
+  cases.push_back({"Cast", {In{{9}, DType::F32, "uniform(-300,300)"}}, {{"to", "u8"}}});
+  cases.push_back({"Cast", {typed({3, 4}, U, "uniform(0,255)")}, {{"to", "f32"}}});
+  cases.push_back({"Cast", {typed({5}, D)}, {{"to", "f32"}}});
+  cases.push_back({"Cast", {typed({2, 3}, DType::F32)}, {{"to", "f64"}}});
+  cases.push_back({"Add", {typed({4, 3}, U, "uniform(0,200)"), typed({3}, U, "uniform(0,200)")}});  // wraps past 255
+  cases.push_back({"Sub", {typed({6}, U, "uniform(0,100)"), typed({6}, U, "uniform(0,200)")}});     // wraps below 0
+  cases.push_back({"Max", {typed({2, 5}, U, "uniform(0,255)"), typed({5}, U, "uniform(0,255)")}});
+  cases.push_back({"ReduceMax", {typed({3, 8}, U, "uniform(0,255)")}, {{"axes", {1}}}});
+  cases.push_back({"Transpose", {typed({3, 5}, U, "uniform(0,255)")}, {{"perm", {1, 0}}}});
+  cases.push_back({"Where", {typed({4}, DType::Bool), typed({4}, U, "uniform(0,255)"), typed({1}, U, "uniform(0,255)")}});
+  // bool reductions: any (ReduceMax) and all (ReduceMin)
+  cases.push_back({"ReduceMax", {typed({3, 5}, DType::Bool)}, {{"axes", {1}}}});
+  cases.push_back({"ReduceMin", {typed({4, 2, 3}, DType::Bool)}, {{"axes", {0, 2}}, {"keepdims", 0}}});
+  return cases;
+}
+
 }  // namespace
 
 std::vector<Case> all_op_cases() {
   std::vector<Case> all;
-  for (auto part : {elementwise_cases(), linalg_cases(), conv_pool_cases(), norm_reduce_cases(), movement_cases()})
+  for (auto part : {elementwise_cases(), linalg_cases(), conv_pool_cases(), norm_reduce_cases(), movement_cases(),
+                    wide_and_unsigned_cases()})
     all.insert(all.end(), part.begin(), part.end());
   return all;
 }

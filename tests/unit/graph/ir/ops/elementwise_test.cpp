@@ -63,7 +63,7 @@ TEST_CASE("elementwise: dtype rules") {
                        doctest::Contains("input 'condition' must be a bool tensor"), UserError);
   CHECK_THROWS_WITH_AS(Op("Add", {T({2}, DType::Bool), T({2}, DType::Bool)}).infer(),
                        doctest::Contains("must be a numeric tensor, not bool"), UserError);
-  CHECK_THROWS_WITH_AS(Op("Cast", {T({2})}, {{"to", "f64"}}).infer(), doctest::Contains("'to' names no supported"),
+  CHECK_THROWS_WITH_AS(Op("Cast", {T({2})}, {{"to", "u16"}}).infer(), doctest::Contains("'to' names no supported"),
                        UserError);
   CHECK_THROWS_WITH_AS(Op("Cast", {T({2})}).infer(), doctest::Contains("'to' is required"), UserError);
 }
@@ -71,8 +71,6 @@ TEST_CASE("elementwise: dtype rules") {
 TEST_CASE("elementwise: attribute checks") {
   CHECK_THROWS_WITH_AS(Op("Gelu", {T({2})}, {{"approximate", "fast"}}).infer(),
                        doctest::Contains("approximate must be 'none' or 'tanh'"), UserError);
-  CHECK_THROWS_WITH_AS(Op("Clip", {T({2})}, {{"min", 2}, {"max", 1}}).infer(),
-                       doctest::Contains("min 2 is greater than max 1"), UserError);
   CHECK_THROWS_WITH_AS(Op("LeakyRelu", {T({2})}, {{"alpha", "x"}}).infer(), doctest::Contains("must be a number"),
                        UserError);
   CHECK_THROWS_WITH_AS(Op("Clip", {T({2}), T({})}).infer(), doctest::Contains("'min' must be a constant"), UserError);
