@@ -166,8 +166,10 @@ Bias attention_bias(const Builder &b, const AttentionShape &s, DType dt) {
     if (mt.dtype == DType::Bool) {
       // Select, not multiply: an allowed cell is exactly 0 (0 * -inf would be NaN).
       m = b.op("Where", {mask, b.scalar("zero", dt, 0), b.scalar("neg_inf", dt, kNegInf)});
+    } else if (!is_float(mt.dtype)) {
+      b.fail("attn_mask " + mt.str() + " must be bool or floating-point");
     } else if (mt.dtype != dt) {
-      b.fail("attn_mask " + mt.str() + " must be bool or of Q's element type " + dtype_name(dt));
+      m = b.op("Cast", {mask}, {{"to", dtype_name(dt)}});
     }
     // A mask shorter than the keys is padded with "do not attend".
     const Dim &last = mt.shape.back();
@@ -306,6 +308,16 @@ void expand_attention(const ExpandNode &node) {
     if (!b.output(2).empty()) b.im().alias(b.output(2), v4);
   }
 
+  // f16 and bf16 attention is computed in f32 and rounded once, at the
+  // outputs; the cache outputs (present_key, present_value) keep the type.
+  DType odt = dt;
+  if (dt != DType::F32) {
+    dt = DType::F32;
+    json to = {{"to", "f32"}};
+    q4 = b.op("Cast", {q4}, to);
+    k4 = b.op("Cast", {k4}, to);
+    v4 = b.op("Cast", {v4}, to);
+  }
   // Q and K are each scaled by sqrt(scale) before the product, as the
   // operator's definition does against overflow.
   double scale = b.has_attr("scale") ? b.attr_float("scale", 1) : 1 / std::sqrt(static_cast<double>(s.head));
@@ -349,18 +361,20 @@ void expand_attention(const ExpandNode &node) {
     std::int64_t mode = b.attr_int("qk_matmul_output_mode", 0);
     const std::string *which = mode == 0 ? &raw : mode == 1 ? &capped : mode == 2 ? &biased : mode == 3 ? &probs : nullptr;
     if (!which) b.fail("qk_matmul_output_mode " + std::to_string(mode) + " is not one of 0, 1, 2, 3");
-    b.im().alias(b.output(3), *which);
+    if (odt != dt) b.op("Cast", {*which}, {{"to", dtype_name(odt)}}, b.output(3));
+    else b.im().alias(b.output(3), *which);
   }
 
   std::string p = group > 1 ? b.reshape(probs, {s.batch, s.kv_heads, group * s.q_len, s.total()}) : probs;
-  if (rank == 4) {
-    if (group > 1) b.reshape(b.op("MatMul", {p, v4}), {s.batch, s.q_heads, s.q_len, s.v_head}, b.output(0));
-    else b.op("MatMul", {p, v4}, {}, b.output(0));
-    return;
-  }
-  std::string y = b.op("MatMul", {p, v4});
-  if (group > 1) y = b.reshape(y, {s.batch, s.q_heads, s.q_len, s.v_head});
-  b.reshape(b.transpose(y, {0, 2, 1, 3}), {s.batch, s.q_len, s.q_heads * s.v_head}, b.output(0));
+  // The last step writes the output Y.
+  bool cast_out = odt != dt, heads3 = rank == 3, regroup = group > 1;
+  std::string y = b.op("MatMul", {p, v4}, {}, !regroup && !heads3 && !cast_out ? b.output(0) : "");
+  if (regroup)
+    y = b.reshape(y, {s.batch, s.q_heads, s.q_len, s.v_head}, !heads3 && !cast_out ? b.output(0) : "");
+  if (heads3)
+    y = b.reshape(b.transpose(y, {0, 2, 1, 3}), {s.batch, s.q_len, s.q_heads * s.v_head},
+                  !cast_out ? b.output(0) : "");
+  if (cast_out) b.op("Cast", {y}, {{"to", dtype_name(odt)}}, b.output(0));
 }
 
 // --- losses ------------------------------------------------------------------------
