@@ -39,6 +39,21 @@ public:
     return concrete_shape(t.shape);
   }
 
+  /// The dimensions of a tensor whose first one, the batch, may be
+  /// symbolic (then 0 here); the others must be fixed.
+  Shape dims_but_batch(const std::string &name, const std::string &what) const {
+    SymShape rest = type(name).shape;
+    if (rest.empty()) return dims(name, what);
+    Dim first = rest[0];
+    rest[0] = Dim(1);
+    if (!is_concrete(rest))
+      fail(what + " '" + name + "' has symbolic dimensions " + sym_shape_to_string(type(name).shape) +
+           ", which this expansion needs fixed but for the first (the batch)");
+    Shape d = concrete_shape(rest);
+    d[0] = first.is_symbolic() ? 0 : first.value;
+    return d;
+  }
+
   bool has_attr(const char *name) const { return n_.attrs.contains(name); }
   std::int64_t attr_int(const char *name, std::int64_t dflt) const {
     if (!n_.attrs.contains(name)) return dflt;
@@ -128,17 +143,22 @@ DType precision_dtype(const Builder &b, std::int64_t onnx_type) {
 
 // --- Attention -------------------------------------------------------------------
 
+/// The first entry of every Reshape of the expansions: 0, which copies the
+/// input's first dimension, the batch (which may be symbolic).
+constexpr std::int64_t kBatch = 0;
+
 /// The shapes of one Attention node, in its 4-D form [batch, heads, seq, head size].
 struct AttentionShape {
-  std::int64_t batch = 0, q_heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, past = 0, head = 0, v_head = 0;
+  Dim batch;
+  std::int64_t q_heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, past = 0, head = 0, v_head = 0;
   std::int64_t total() const { return past + kv_len; }
   std::int64_t group() const { return q_heads / kv_heads; }
 };
 
 /// [batch, seq, heads * size] -> [batch, heads, seq, size].
-std::string split_heads(const Builder &b, const std::string &x, std::int64_t batch, std::int64_t seq,
-                        std::int64_t heads, std::int64_t size) {
-  return b.transpose(b.reshape(x, {batch, seq, heads, size}), {0, 2, 1, 3});
+std::string split_heads(const Builder &b, const std::string &x, std::int64_t seq, std::int64_t heads,
+                        std::int64_t size) {
+  return b.transpose(b.reshape(x, {kBatch, seq, heads, size}), {0, 2, 1, 3});
 }
 
 /// The additive bias of the scores, broadcastable to [batch, q_heads, q_len,
@@ -212,9 +232,8 @@ Bias attention_bias(const Builder &b, const AttentionShape &s, DType dt) {
     // frontiers are offset by nonpad_kv_seqlen[b] - q_len (an external cache).
     const TensorType &nt = b.type(nonpad);
     if (nt.dtype != DType::I64 && nt.dtype != DType::I32) b.fail("nonpad_kv_seqlen must be an integer tensor");
-    Shape nd = b.dims(nonpad, "nonpad_kv_seqlen");
-    if (nd != Shape{s.batch}) b.fail("nonpad_kv_seqlen " + nt.str() + " must have shape [" + std::to_string(s.batch) + "]");
-    std::string valid = b.reshape(nonpad, {s.batch, 1, 1, 1});
+    if (nt.shape != SymShape{s.batch}) b.fail("nonpad_kv_seqlen " + nt.str() + " must have shape [" + s.batch.str() + "]");
+    std::string valid = b.reshape(nonpad, {kBatch, 1, 1, 1});
     if (nt.dtype != DType::I64) valid = b.op("Cast", {valid}, {{"to", "i64"}});
     std::string keys = b.iota("keys", s.total(), 3, 4);
     std::string allowed = b.op("Less", {keys, valid});
@@ -254,10 +273,10 @@ void expand_attention(const ExpandNode &node) {
   int rank = b.type(q).rank();
   if ((rank != 3 && rank != 4) || b.type(k).rank() != rank || b.type(v).rank() != rank)
     b.fail("Q, K and V must all be 3-D or all 4-D");
-  Shape qd = b.dims(q, "Q"), kd = b.dims(k, "K"), vd = b.dims(v, "V");
+  Shape qd = b.dims_but_batch(q, "Q"), kd = b.dims_but_batch(k, "K"), vd = b.dims_but_batch(v, "V");
 
   AttentionShape s;
-  s.batch = qd[0];
+  s.batch = b.type(q).shape[0];
   std::string q4 = q, k4 = k, v4 = v;
   if (rank == 3) {
     s.q_heads = b.attr_int("q_num_heads", 0);
@@ -283,21 +302,21 @@ void expand_attention(const ExpandNode &node) {
     if (kd[3] != s.head) b.fail("K's head size differs from Q's");
     if (vd[1] != s.kv_heads || vd[2] != s.kv_len) b.fail("K " + b.type(k).str() + " and V " + b.type(v).str() + " do not match");
   }
-  if (kd[0] != s.batch || vd[0] != s.batch) b.fail("Q, K and V have different batch sizes");
+  if (b.type(k).shape[0] != s.batch || b.type(v).shape[0] != s.batch) b.fail("Q, K and V have different batch sizes");
   if (s.q_heads % s.kv_heads != 0)
     b.fail(std::to_string(s.q_heads) + " query heads are not a multiple of " + std::to_string(s.kv_heads) +
            " key/value heads");
   if (rank == 3) {
-    q4 = split_heads(b, q, s.batch, s.q_len, s.q_heads, s.head);
-    k4 = split_heads(b, k, s.batch, s.kv_len, s.kv_heads, s.head);
-    v4 = split_heads(b, v, s.batch, s.kv_len, s.kv_heads, s.v_head);
+    q4 = split_heads(b, q, s.q_len, s.q_heads, s.head);
+    k4 = split_heads(b, k, s.kv_len, s.kv_heads, s.head);
+    v4 = split_heads(b, v, s.kv_len, s.kv_heads, s.v_head);
   }
 
   // The key/value cache: present = Concat(past, new) along the sequence.
   if (!past_k.empty()) {
-    Shape pk = b.dims(past_k, "past_key"), pv = b.dims(past_v, "past_value");
-    if (pk.size() != 4 || pv.size() != 4 || pk[0] != s.batch || pk[1] != s.kv_heads || pk[3] != s.head ||
-        pv[0] != s.batch || pv[1] != s.kv_heads || pv[2] != pk[2] || pv[3] != s.v_head)
+    Shape pk = b.dims_but_batch(past_k, "past_key"), pv = b.dims_but_batch(past_v, "past_value");
+    if (pk.size() != 4 || pv.size() != 4 || b.type(past_k).shape[0] != s.batch || pk[1] != s.kv_heads ||
+        pk[3] != s.head || b.type(past_v).shape[0] != s.batch || pv[1] != s.kv_heads || pv[2] != pk[2] || pv[3] != s.v_head)
       b.fail("past_key " + b.type(past_k).str() + " and past_value " + b.type(past_v).str() +
              " do not match K and V");
     s.past = pk[2];
@@ -328,9 +347,9 @@ void expand_attention(const ExpandNode &node) {
   // share key/value head g. Instead of repeating K and V, the queries of a
   // group are stacked as rows of one matrix: [batch, kv_heads, group * q_len, head].
   std::int64_t group = s.group();
-  if (group > 1) qs = b.reshape(qs, {s.batch, s.kv_heads, group * s.q_len, s.head});
+  if (group > 1) qs = b.reshape(qs, {kBatch, s.kv_heads, group * s.q_len, s.head});
   std::string scores = b.op("MatMul", {qs, kt});
-  if (group > 1) scores = b.reshape(scores, {s.batch, s.q_heads, s.q_len, s.total()});
+  if (group > 1) scores = b.reshape(scores, {kBatch, s.q_heads, s.q_len, s.total()});
   std::string raw = scores;
 
   double softcap = b.attr_float("softcap", 0);
@@ -365,14 +384,14 @@ void expand_attention(const ExpandNode &node) {
     else b.im().alias(b.output(3), *which);
   }
 
-  std::string p = group > 1 ? b.reshape(probs, {s.batch, s.kv_heads, group * s.q_len, s.total()}) : probs;
+  std::string p = group > 1 ? b.reshape(probs, {kBatch, s.kv_heads, group * s.q_len, s.total()}) : probs;
   // The last step writes the output Y.
   bool cast_out = odt != dt, heads3 = rank == 3, regroup = group > 1;
   std::string y = b.op("MatMul", {p, v4}, {}, !regroup && !heads3 && !cast_out ? b.output(0) : "");
   if (regroup)
-    y = b.reshape(y, {s.batch, s.q_heads, s.q_len, s.v_head}, !heads3 && !cast_out ? b.output(0) : "");
+    y = b.reshape(y, {kBatch, s.q_heads, s.q_len, s.v_head}, !heads3 && !cast_out ? b.output(0) : "");
   if (heads3)
-    y = b.reshape(b.transpose(y, {0, 2, 1, 3}), {s.batch, s.q_len, s.q_heads * s.v_head},
+    y = b.reshape(b.transpose(y, {0, 2, 1, 3}), {kBatch, s.q_len, s.q_heads * s.v_head},
                   !cast_out ? b.output(0) : "");
   if (cast_out) b.op("Cast", {y}, {{"to", dtype_name(odt)}}, b.output(0));
 }
@@ -461,18 +480,18 @@ void expand_rotary_embedding(const ExpandNode &node) {
   if (x.empty() || cos.empty() || sin.empty()) b.fail("input, cos_cache and sin_cache are required");
   const TensorType &xt = b.type(x);
   if (!is_float(xt.dtype)) b.fail("the input must be a floating-point tensor, not " + xt.str());
-  Shape xd = b.dims(x, "input");
+  Shape xd = b.dims_but_batch(x, "input");
   if (xd.size() != 3 && xd.size() != 4) b.fail("the input must be 3-D or 4-D, not " + xt.str());
   // 4-D input: [batch, heads, seq, head]; 3-D: [batch, seq, heads * head],
   // rotated as [batch, seq, heads, head].
   bool three = xd.size() == 3;
-  std::int64_t batch = xd[0], seq = three ? xd[1] : xd[2], head;
+  std::int64_t seq = three ? xd[1] : xd[2], head;
   std::string h = x;
   if (three) {
     std::int64_t heads = b.attr_int("num_heads", 0);
     if (heads <= 0 || xd[2] % heads != 0) b.fail("a 3-D input needs num_heads dividing its hidden size");
     head = xd[2] / heads;
-    h = b.reshape(x, {batch, seq, heads, head});
+    h = b.reshape(x, {kBatch, seq, heads, head});
   } else {
     head = xd[3];
   }
@@ -489,13 +508,12 @@ void expand_rotary_embedding(const ExpandNode &node) {
   for (const std::string *c : {&cos, &sin}) {
     const TensorType &ct = b.type(*c);
     if (ct.dtype != xt.dtype) b.fail("cos_cache and sin_cache must have the input's element type");
-    Shape cd = b.dims(*c, "the cos/sin cache");
-    if (cd != Shape{batch, seq, half})
-      b.fail("the cos/sin cache gives " + ct.str() + " per position, not [" + std::to_string(batch) + ", " +
-             std::to_string(seq) + ", " + std::to_string(half) + "]");
+    SymShape want = {xt.shape[0], Dim(seq), Dim(half)};
+    if (ct.shape != want)
+      b.fail("the cos/sin cache gives " + ct.str() + " per position, not " + sym_shape_to_string(want));
   }
   // Broadcast over the heads: [batch, 1, seq, half] or [batch, seq, 1, half].
-  Shape cs = three ? Shape{batch, seq, 1, half} : Shape{batch, 1, seq, half};
+  Shape cs = three ? Shape{kBatch, seq, 1, half} : Shape{kBatch, 1, seq, half};
   cos = b.reshape(cos, cs);
   sin = b.reshape(sin, cs);
 
@@ -505,7 +523,8 @@ void expand_rotary_embedding(const ExpandNode &node) {
   std::string x2 = interleaved ? b.slice(h, 1, rot, 3, 2) : b.slice(h, half, rot, 3);
   std::string real = b.op("Sub", {b.op("Mul", {cos, x1}), b.op("Mul", {sin, x2})});
   std::string imag = b.op("Add", {b.op("Mul", {sin, x1}), b.op("Mul", {cos, x2})});
-  Shape rd = b.dims(h, "input");
+  Shape rd = b.dims_but_batch(h, "input");
+  rd[0] = kBatch;
   rd[3] = rot;
   std::string rotated;
   if (interleaved) {
@@ -519,6 +538,7 @@ void expand_rotary_embedding(const ExpandNode &node) {
   std::string out = three ? std::string() : b.output(0);
   if (rest) rotated = b.op("Concat", {rotated, b.slice(h, rot, head, 3)}, {{"axis", 3}}, out);
   else if (!three) b.im().alias(out, rotated);
+  xd[0] = kBatch;
   if (three) b.reshape(rotated, xd, b.output(0));
 }
 

@@ -363,17 +363,32 @@ TEST_CASE("onnx: NegativeLogLikelihoodLoss skips ignored targets, even out of ra
   }
 }
 
-TEST_CASE("onnx: an expansion that needs fixed dimensions names the symbolic one") {
-  onnx::ModelProto m = make_model(23);
-  auto *g = m.mutable_graph();
-  onnx::ValueInfoProto q = value_info("q", {});
-  auto *shape = q.mutable_type()->mutable_tensor_type()->mutable_shape();
-  shape->add_dim()->set_dim_param("batch");
-  for (int d : {2, 3, 4}) shape->add_dim()->set_dim_value(d);
-  *g->add_input() = q;
-  *g->add_output() = value_info("y", {});
-  add_node(g, "Attention", {"q", "q", "q"}, {"y"}, "att");
-  CHECK_THROWS_WITH_AS(read(m), doctest::Contains("node 'att' (Attention): Q 'q' has symbolic dimensions [batch, 2, 3, 4]"),
+TEST_CASE("onnx: Attention takes a symbolic batch, and names another symbolic dimension") {
+  auto attention = [](const char *batch, const char *seq) {
+    onnx::ModelProto m = make_model(23);
+    auto *g = m.mutable_graph();
+    for (const char *name : {"q", "kv"}) {
+      onnx::ValueInfoProto x = value_info(name, {});
+      auto *shape = x.mutable_type()->mutable_tensor_type()->mutable_shape();
+      shape->add_dim()->set_dim_param(batch);
+      if (seq) shape->add_dim()->set_dim_param(seq);
+      else shape->add_dim()->set_dim_value(3);
+      shape->add_dim()->set_dim_value(std::string(name) == "q" ? 8 : 4);
+      *g->add_input() = x;
+    }
+    *g->add_output() = value_info("y", {});
+    onnx::NodeProto *n = add_node(g, "Attention", {"q", "kv", "kv"}, {"y"}, "att");
+    add_int_attr(n, "q_num_heads", 4);
+    add_int_attr(n, "kv_num_heads", 2);
+    add_int_attr(n, "is_causal", 1);
+    return read(m);
+  };
+  Graph graph = attention("batch", nullptr);
+  for (NodeId v : graph.order()) CHECK(graph.node(v).op != "Attention");
+  CHECK(graph.tensor("y").type.str() == "f32[batch, 3, 8]");
+  CHECK_THROWS_WITH_AS(attention("batch", "seq"),
+                       doctest::Contains("node 'att' (Attention): Q 'q' has symbolic dimensions [batch, seq, 8], "
+                                         "which this expansion needs fixed but for the first (the batch)"),
                        UserError);
 }
 
