@@ -6,6 +6,7 @@
 // (onnx/reference/ops/op_*.py); docs/onnx.md lists them.
 #include "src/frontend/onnx_import.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -207,49 +208,46 @@ Bias attention_bias(const Builder &b, const AttentionShape &s, DType dt) {
     guard = true;
   }
 
-  if (nonpad.empty() && structural) {
-    // Causal and window masks with one offset (the cached keys) are constants:
-    // query i attends key j where j <= i + offset (causal), i + offset - j <=
-    // left and j - (i + offset) <= right (windows, when not -1).
-    Tensor c(dt, {s.q_len, s.total()});
-    bool dead_row = false;
-    for (std::int64_t i = 0; i < s.q_len; ++i) {
-      bool any = false;
-      for (std::int64_t j = 0; j < s.total(); ++j) {
-        std::int64_t pos = i + s.past;
-        bool ok = (!causal || j <= pos) && (left < 0 || pos - j <= left) && (right < 0 || j - pos <= right);
-        c.set(i * s.total() + j, ok ? 0.0 : kNegInf);
-        any |= ok;
+  if (structural || !nonpad.empty()) {
+    // Query i attends key j where j <= i + offset (causal), i + offset - j <=
+    // left and j - (i + offset) <= right (windows, when not -1), and, with
+    // nonpad_kv_seqlen, j < nonpad_kv_seqlen[b]. The offset is the number of
+    // cached keys: past_key's, or nonpad_kv_seqlen[b] - q_len per batch (an
+    // external cache). Without nonpad_kv_seqlen this is a constant (folded
+    // while reading when small); with it, it is computed at run time.
+    std::string keys = b.iota("keys", s.total(), 3, 4), allowed, offset;
+    if (!nonpad.empty()) {
+      const TensorType &nt = b.type(nonpad);
+      if (nt.dtype != DType::I64 && nt.dtype != DType::I32) b.fail("nonpad_kv_seqlen must be an integer tensor");
+      if (nt.shape != SymShape{s.batch})
+        b.fail("nonpad_kv_seqlen " + nt.str() + " must have shape [" + s.batch.str() + "]");
+      std::string valid = b.reshape(nonpad, {kBatch, 1, 1, 1});
+      if (nt.dtype != DType::I64) valid = b.op("Cast", {valid}, {{"to", "i64"}});
+      allowed = b.op("Less", {keys, valid});
+      offset = b.op("Sub", {valid, b.scalar("q_len", DType::I64, double(s.q_len))});
+      guard = true;
+    } else {
+      offset = b.scalar("past", DType::I64, double(s.past));
+      // A row that attends no key needs the guard: one whose window (from the
+      // causal and window bounds) holds no key.
+      for (std::int64_t i = 0; i < s.q_len; ++i) {
+        std::int64_t pos = i + s.past, lo = 0, hi = s.total() - 1;
+        if (causal) hi = std::min(hi, pos);
+        if (right >= 0) hi = std::min(hi, pos + right);
+        if (left >= 0) lo = std::max(lo, pos - left);
+        guard |= lo > hi;
       }
-      dead_row |= !any;
     }
-    parts.push_back(b.constant("causal", std::move(c)));
-    guard |= dead_row;
-  }
-
-  if (!nonpad.empty()) {
-    // nonpad_kv_seqlen[b] keys are valid in batch b; the causal and window
-    // frontiers are offset by nonpad_kv_seqlen[b] - q_len (an external cache).
-    const TensorType &nt = b.type(nonpad);
-    if (nt.dtype != DType::I64 && nt.dtype != DType::I32) b.fail("nonpad_kv_seqlen must be an integer tensor");
-    if (nt.shape != SymShape{s.batch}) b.fail("nonpad_kv_seqlen " + nt.str() + " must have shape [" + s.batch.str() + "]");
-    std::string valid = b.reshape(nonpad, {kBatch, 1, 1, 1});
-    if (nt.dtype != DType::I64) valid = b.op("Cast", {valid}, {{"to", "i64"}});
-    std::string keys = b.iota("keys", s.total(), 3, 4);
-    std::string allowed = b.op("Less", {keys, valid});
+    auto both = [&](const std::string &cond) { allowed = allowed.empty() ? cond : b.op("And", {allowed, cond}); };
     if (structural) {
-      std::string queries = b.iota("queries", s.q_len, 2, 4);
-      std::string pos = b.op("Add", {queries, b.op("Sub", {valid, b.scalar("q_len", DType::I64, double(s.q_len))})});
-      if (causal) allowed = b.op("And", {allowed, b.op("LessOrEqual", {keys, pos})});
+      std::string pos = b.op("Add", {b.iota("queries", s.q_len, 2, 4), offset});
+      if (causal) both(b.op("LessOrEqual", {keys, pos}));
       if (left >= 0)
-        allowed = b.op("And", {allowed, b.op("GreaterOrEqual",
-                                             {keys, b.op("Sub", {pos, b.scalar("left", DType::I64, double(left))})})});
+        both(b.op("GreaterOrEqual", {keys, b.op("Sub", {pos, b.scalar("left", DType::I64, double(left))})}));
       if (right >= 0)
-        allowed = b.op("And", {allowed, b.op("LessOrEqual",
-                                             {keys, b.op("Add", {pos, b.scalar("right", DType::I64, double(right))})})});
+        both(b.op("LessOrEqual", {keys, b.op("Add", {pos, b.scalar("right", DType::I64, double(right))})}));
     }
     parts.push_back(b.op("Where", {allowed, b.scalar("zero", dt, 0), b.scalar("neg_inf", dt, kNegInf)}));
-    guard = true;
   }
 
   Bias bias;
