@@ -91,4 +91,22 @@ nlohmann::json attributes_json(const onnx::NodeProto &node);
 /// Translates `im.node` into Atoll nodes, constants or aliases.
 void translate_node(Importer &im);
 
+/// One ONNX node as an expansion (onnx_expand.cpp) reads it: its inputs
+/// ("" for an omitted optional one), its outputs (trailing omitted ones
+/// removed), its attributes as attributes_json gives them, and the opset.
+struct ExpandNode {
+  Importer &im;
+  const std::vector<std::string> &inputs;
+  const std::vector<std::string> &outputs;
+  const nlohmann::json &attrs;
+  int opset;
+};
+
+/// Operators the reader expands into several registry operators
+/// (onnx_expand.cpp; docs/onnx.md, "Expansions").
+void expand_attention(const ExpandNode &n);
+void expand_nll_loss(const ExpandNode &n);
+void expand_softmax_cross_entropy_loss(const ExpandNode &n);
+void expand_rotary_embedding(const ExpandNode &n);
+
 }  // namespace atl::onnx_import

@@ -407,6 +407,11 @@ const std::map<std::string, Rule> &rules() {
       {"Concat", rule_concat},
       {"Upsample", rule_upsample},
       {"Resize", rule_resize},
+      {"Attention", [](NodeIn &n) { expand_attention({n.im, n.inputs, n.outputs, n.attrs, n.opset}); }},
+      {"NegativeLogLikelihoodLoss", [](NodeIn &n) { expand_nll_loss({n.im, n.inputs, n.outputs, n.attrs, n.opset}); }},
+      {"SoftmaxCrossEntropyLoss",
+       [](NodeIn &n) { expand_softmax_cross_entropy_loss({n.im, n.inputs, n.outputs, n.attrs, n.opset}); }},
+      {"RotaryEmbedding", [](NodeIn &n) { expand_rotary_embedding({n.im, n.inputs, n.outputs, n.attrs, n.opset}); }},
   };
   return table;
 }

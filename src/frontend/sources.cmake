@@ -7,5 +7,6 @@ target_sources(atoll_lib PRIVATE
   frontend/batch_writer.cpp
   frontend/onnx_tensor.cpp
   frontend/onnx_ops.cpp
+  frontend/onnx_expand.cpp
   frontend/onnx_reader.cpp
 )

@@ -152,6 +152,50 @@ def transformer_bits():
     return model(nodes, [vi("x", [2, 5, 16])], [vi("out", [2, 5, 6])], inits, 21)
 
 
+def attention_loss():
+    """Opset 23 expansions: RotaryEmbedding on the queries, a causal
+    grouped-query Attention (4 query heads, 2 key/value heads, 3-D form),
+    SoftmaxCrossEntropyLoss with class weights and an ignored class (its
+    log-probabilities as the second output), NegativeLogLikelihoodLoss
+    summed. The class labels are computed at run time from a float input."""
+    nodes = [
+        h.make_node("MatMul", ["x", "wq"], ["q"]),
+        h.make_node("MatMul", ["x", "wk"], ["k"]),
+        h.make_node("MatMul", ["x", "wv"], ["v"]),
+        h.make_node("RotaryEmbedding", ["q", "cos", "sin", "pos"], ["q_rot"], num_heads=4),
+        h.make_node("Attention", ["q_rot", "k", "v"], ["att"], q_num_heads=4, kv_num_heads=2, is_causal=1),
+        h.make_node("MatMul", ["att", "wo"], ["logits"]),
+        h.make_node("Transpose", ["logits"], ["scores"], perm=[0, 2, 1]),
+        h.make_node("Sigmoid", ["labels_raw"], ["lp"]),
+        h.make_node("Mul", ["lp", "classes"], ["lc"]),
+        h.make_node("Cast", ["lc"], ["labels"], to=T.INT64),
+        h.make_node("SoftmaxCrossEntropyLoss", ["scores", "labels", "cw"], ["loss", "log_prob"],
+                    reduction="mean", ignore_index=2),
+        h.make_node("NegativeLogLikelihoodLoss", ["log_prob", "labels"], ["nll"], reduction="sum"),
+    ]
+    half = 2  # rotary pairs per head of 4
+    angles = np.arange(8)[:, None] / (10000.0 ** (np.arange(half)[None, :] / half))
+    inits = [init("wq", arr((16, 16))), init("wk", arr((16, 8))), init("wv", arr((16, 8))),
+             init("wo", arr((16, 5))), init("cos", np.cos(angles).astype(np.float32)),
+             init("sin", np.sin(angles).astype(np.float32)),
+             init("pos", np.array([[0, 1, 2, 3, 4, 5], [2, 3, 4, 5, 6, 7]], np.int64)),
+             init("classes", np.array(4.999, np.float32)), init("cw", arr(5, 0.5, 2.0))]
+    return model(nodes, [vi("x", [2, 6, 16]), vi("labels_raw", [2, 6])],
+                 [vi("att", [2, 6, 16]), vi("loss", []), vi("log_prob", [2, 5, 6]), vi("nll", [])], inits, 23)
+
+
+def attention_cache():
+    """Opset 23 Attention in 4-D form with a key/value cache (past in,
+    present out), a float mask over all the keys, softcap and
+    the scores with the mask as qk_matmul_output (mode 2)."""
+    nodes = [h.make_node("Attention", ["q", "k", "v", "mask", "past_k", "past_v"],
+                         ["y", "present_k", "present_v", "qk"], softcap=4.0, qk_matmul_output_mode=2)]
+    return model(nodes, [vi("q", [2, 3, 4, 8]), vi("k", [2, 3, 2, 8]), vi("v", [2, 3, 2, 6]), vi("mask", [4, 7]),
+                         vi("past_k", [2, 3, 5, 8]), vi("past_v", [2, 3, 5, 6])],
+                 [vi("y", [2, 3, 4, 6]), vi("present_k", [2, 3, 7, 8]), vi("present_v", [2, 3, 7, 6]),
+                  vi("qk", [2, 3, 4, 7])], [], 23)
+
+
 def symbolic():
     """A symbolic batch dimension (dim_param) that stays a parameter."""
     nodes = [h.make_node("MatMul", ["x", "w"], ["mm"]), h.make_node("Add", ["mm", "b"], ["a"]),
@@ -219,6 +263,9 @@ def main():
         save(make(), os.path.join(MODELS, name + ".onnx"))
     external()
     errors()
+    # Last, so that the random weights of the models above stay as they were.
+    for name, make in [("attention_loss", attention_loss), ("attention_cache", attention_cache)]:
+        save(make(), os.path.join(MODELS, name + ".onnx"))
 
 
 if __name__ == "__main__":
