@@ -129,16 +129,16 @@ private:
 };
 
 /// Atoll's dtype for an ONNX element type named by an attribute
-/// (softmax_precision); DOUBLE is computed in f32, Atoll's widest type.
+/// (softmax_precision).
 DType precision_dtype(const Builder &b, std::int64_t onnx_type) {
   switch (onnx_type) {
-    case onnx::TensorProto::FLOAT:
-    case onnx::TensorProto::DOUBLE: return DType::F32;
+    case onnx::TensorProto::FLOAT: return DType::F32;
+    case onnx::TensorProto::DOUBLE: return DType::F64;
     case onnx::TensorProto::FLOAT16: return DType::F16;
     case onnx::TensorProto::BFLOAT16: return DType::BF16;
     default:
       b.fail("softmax_precision " + onnx_dtype_name(static_cast<int>(onnx_type)) +
-             " is not supported (FLOAT, FLOAT16, BFLOAT16, DOUBLE as FLOAT)");
+             " is not supported (FLOAT, FLOAT16, BFLOAT16, DOUBLE)");
   }
 }
 
