@@ -168,6 +168,17 @@ std::vector<Case> norm_reduce_cases() {
     cases.push_back({op, {f({4, 1})}});
     cases.push_back({op, {f({2, 2, 3})}, {{"axis", 0}}});
   }
+  // ArgMax, ArgMin: ties in small integers (first and last index), dtypes.
+  for (const char *op : {"ArgMax", "ArgMin"}) {
+    cases.push_back({op, {f({3, 7})}});
+    cases.push_back({op, {f({2, 5, 3})}, {{"axis", 1}, {"keepdims", 0}}});
+    cases.push_back({op, {typed({4, 9}, DType::I32, "uniform(-3,3)")}, {{"axis", -1}}});
+    cases.push_back({op, {typed({4, 9}, DType::I32, "uniform(-3,3)")}, {{"axis", -1}, {"select_last_index", 1}}});
+    cases.push_back({op, {typed({6, 2, 3}, DType::I64, "uniform(-2,2)")}, {{"select_last_index", 1}, {"keepdims", 0}}});
+    cases.push_back({op, {typed({3, 17}, DType::F16)}, {{"axis", 1}}});
+    cases.push_back({op, {typed({5, 3}, DType::I8, "uniform(-4,4)")}});
+    cases.push_back({op, {typed({1}, DType::BF16)}});
+  }
   for (const char *op : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"}) {
     cases.push_back({op, {f({3, 5})}});
     cases.push_back({op, {f({2, 3, 4})}, {{"axes", {0, 2}}, {"keepdims", 0}}});

@@ -116,6 +116,11 @@ std::vector<Case> cases() {
     add(Op(r, {T({2, 3})}, {{"noop_with_empty_axes", 1}}));
   }
   add(Op("ReduceMean", {T({S("N"), 3})}, {{"axes", {0}}}), {{"N", 4}});
+  for (const char *r : {"ArgMax", "ArgMin"}) {
+    add(Op(r, {T({2, 3, 4})}, {{"axis", 1}}));
+    add(Op(r, {T({5}, DType::I32)}, {{"keepdims", 0}, {"select_last_index", 1}}));
+    add(Op(r, {T({3, S("N")})}, {{"axis", -1}}), {{"N", 4}});
+  }
   // data movement
   add(Op("Transpose", {T({2, 3, 4})}));
   add(Op("Transpose", {T({2, 3, 4})}, {{"perm", {1, 2, 0}}}));

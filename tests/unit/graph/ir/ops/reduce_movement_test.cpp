@@ -1,5 +1,5 @@
 // Shape inference and errors of the reductions and the layout operators
-// (Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Expand).
+// (Transpose, Reshape, Flatten, Squeeze, Unsqueeze, Expand), ArgMax, ArgMin.
 #include "tests/unit/graph/ir/ops/op_test_util.h"
 
 using namespace optest;
@@ -24,6 +24,27 @@ TEST_CASE("reduce: axes, keepdims, negative axes, noop") {
   CHECK(Op("ReduceSum", {T({2, 3})}, {{"axes", {1}}}).flops() == 6);
   CHECK(Op("ReduceMean", {T({2, 3})}, {{"axes", {1}}}).flops() == 8);
   CHECK(Op("ReduceMean", {T({2, 3})}, {{"noop_with_empty_axes", 1}}).flops() == 0);
+}
+
+TEST_CASE("ArgMax, ArgMin: one axis, i64 output, attribute checks") {
+  CHECK(Op("ArgMax", {T({2, 3, 4})}).type() == "i64[1, 3, 4]");
+  CHECK(Op("ArgMin", {T({2, 3, 4}, DType::F16)}, {{"axis", -1}, {"keepdims", 0}}).type() == "i64[2, 3]");
+  CHECK(Op("ArgMax", {T({S("N"), 5}, DType::I8)}, {{"axis", 1}}).type() == "i64[N, 1]");
+  CHECK(Op("ArgMin", {T({7}, DType::I32)}, {{"keepdims", 0}, {"select_last_index", 1}}).type() == "i64[]");
+  CHECK(Op("ArgMax", {T({2, 3})}).pattern() == atl::PatternKind::Reduction);
+  CHECK(Op("ArgMax", {T({2, 3})}).flops() == 12);
+  CHECK_THROWS_WITH_AS(Op("ArgMax", {T({2, 3})}, {{"axis", 2}}).infer(),
+                       doctest::Contains("ArgMax: axis 2 is out of range for rank 2"), UserError);
+  CHECK_THROWS_WITH_AS(Op("ArgMin", {T({})}).infer(), doctest::Contains("data must have rank at least 1"), UserError);
+  CHECK_THROWS_WITH_AS(Op("ArgMax", {T({3}, DType::Bool)}).infer(), doctest::Contains("ArgMax"), UserError);
+  CHECK_THROWS_WITH_AS(Op("ArgMax", {T({3})}, {{"select_last_index", 2}}).infer(),
+                       doctest::Contains("select_last_index must be 0 or 1, got 2"), UserError);
+  CHECK(Op("ArgMax", {T({2, 3})}, {{"axis", 1}}).define().text ==
+        "extreme(i0) max=! data(i0, i1)\n"
+        "reduced(i0, 0) min=! (data(i0, i1) == extreme(i0) || data(i0, i1) != data(i0, i1) ? i1 : (3 - 1))");
+  CHECK(Op("ArgMin", {T({4, 3})}, {{"keepdims", 0}, {"select_last_index", 1}}).define().text ==
+        "extreme(i1) min=! data(i0, i1)\n"
+        "reduced(i1) max=! (data(i0, i1) == extreme(i1) || data(i0, i1) != data(i0, i1) ? i0 : 0)");
 }
 
 TEST_CASE("transpose: default and explicit perm") {

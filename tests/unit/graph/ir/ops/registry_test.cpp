@@ -20,7 +20,8 @@ TEST_CASE("registry: every batch-format operator is registered once") {
       "PRelu", "Elu", "Selu", "Softplus", "Softsign", "Mod", "CastLike",
       "RMSNormalization", "LRN",
       "Tile", "GatherElements",
-      "Resize"};
+      "Resize",
+      "ArgMax", "ArgMin"};
   for (const char *n : names) {
     INFO(n);
     REQUIRE(atl::find_op(n));
