@@ -1,5 +1,5 @@
 // Reference data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze,
-// Concat, Split, Slice, Pad, Expand, Tile, Gather and GatherElements.
+// Concat, Split, Slice, Pad, Expand, Tile, Gather, GatherElements and Trilu.
 #include "src/reference/reference_internal.h"
 
 #include <algorithm>
@@ -411,6 +411,27 @@ std::vector<Tensor> op_gather_elements(const OpArgs &a) {
   return {std::move(out)};
 }
 
+/// The upper (c - r >= k) or lower (c - r <= k) triangle of each matrix of
+/// the last two axes; zeros elsewhere.
+std::vector<Tensor> op_trilu(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  if (X.rank() < 2) a.fail("input must have rank 2 or more");
+  std::int64_t k = 0;
+  if (auto v = a.const_ints("k", 1)) {
+    if (v->size() != 1) a.fail("k must hold one value, got " + ints_to_string(*v));
+    k = (*v)[0];
+  }
+  bool upper = a.attr_int("upper", 1) != 0;
+  Tensor out = a.make_output(0, X.shape);
+  std::int64_t rows = X.shape[X.rank() - 2], cols = X.shape[X.rank() - 1];
+  for (std::int64_t i = 0; i < X.numel(); ++i) {
+    std::int64_t c = i % cols, r = i / cols % rows;
+    bool keep = upper ? c - r >= k : c - r <= k;
+    out.set(i, keep ? X.get(i) : 0.0);
+  }
+  return {std::move(out)};
+}
+
 }  // namespace
 
 const OpTable &movement_ops() {
@@ -418,7 +439,7 @@ const OpTable &movement_ops() {
                                 {"Squeeze", op_squeeze},     {"Unsqueeze", op_unsqueeze}, {"Concat", op_concat},
                                 {"Split", op_split},         {"Slice", op_slice},     {"Pad", op_pad},
                                 {"Expand", op_expand},       {"Gather", op_gather},   {"Tile", op_tile},
-                                {"GatherElements", op_gather_elements}};
+                                {"GatherElements", op_gather_elements}, {"Trilu", op_trilu}};
   return table;
 }
 

@@ -1,6 +1,6 @@
 // Registry entries of the layout operators: Transpose, Reshape, Flatten,
-// Squeeze, Unsqueeze, Expand and Tile (views, broadcasts and repeats, no
-// arithmetic).
+// Squeeze, Unsqueeze, Expand, Tile (views, broadcasts and repeats, no
+// arithmetic) and Trilu (a triangle of the last two axes).
 #include "graph/ir/ops/ops_util.h"
 
 #include <algorithm>
@@ -306,6 +306,42 @@ OpDefinition define_tile(const OpContext &ctx) {
   return {call("output", idx) + " = " + call("input", subs), in_names(ctx, {"input", "repeats"}), {"output"}};
 }
 
+// ---- Trilu -----------------------------------------------------------------------
+
+/// The diagonal offset k as Compute text: the attribute of that name (where
+/// the front end put a constant input), 0 when omitted, or a read of the
+/// run-time input k (i64, one element), which only the condition reads.
+/// Checks the upper attribute and the input's rank too.
+std::string trilu_k(const OpContext &ctx) {
+  std::int64_t upper = ctx.attr_int("upper", 1);
+  if (upper != 0 && upper != 1) fail(ctx, "upper must be 0 or 1, got " + std::to_string(upper));
+  require_rank_at_least(ctx, in(ctx, 0), 2, "input");
+  if (!has_input(ctx, 1)) return num(static_cast<double>(ctx.attr_int("k", 0)));
+  if (ctx.attr("k")) fail(ctx, "k is given both as an input and as the attribute");
+  const TensorType &k = in(ctx, 1);
+  if (k.dtype != DType::I64) fail(ctx, "k must be i64, got " + k.str());
+  if (k.rank() > 1 || (k.rank() == 1 && k.shape[0] != Dim(1))) fail(ctx, "k must hold one value, got " + k.str());
+  return k.rank() == 0 ? "k()" : "k(0)";
+}
+
+std::vector<TensorType> infer_trilu(const OpContext &ctx) {
+  trilu_k(ctx);
+  return {in(ctx, 0)};
+}
+
+/// output(.., r, c) = input(.., r, c) where c - r >= k (upper) or c - r <= k
+/// (lower), 0 elsewhere: an affine condition on the last two indices when k
+/// is a constant.
+OpDefinition define_trilu(const OpContext &ctx) {
+  std::string k = trilu_k(ctx);
+  int r = in(ctx, 0).rank();
+  std::vector<std::string> idx = index_names(r);
+  bool upper = ctx.attr_int("upper", 1) != 0;
+  std::string cond = idx[r - 1] + " - " + idx[r - 2] + (upper ? " >= " : " <= ") + k;
+  return {call("output", idx) + " = " + cond + " ? " + call("input", idx) + " : 0", in_names(ctx, {"input", "k"}),
+          {"output"}};
+}
+
 std::int64_t no_flops(const OpContext &) { return 0; }
 
 }  // namespace
@@ -326,6 +362,8 @@ std::vector<OpInfo> movement_ops() {
              no_flops, define_expand},
       OpInfo{"Tile", PatternKind::Injective, 1, 2, 1, 1, {{"repeats", AttrKind::Ints}}, {{1, "repeats"}}, infer_tile,
              no_flops, define_tile},
+      OpInfo{"Trilu", PatternKind::Injective, 1, 2, 1, 1, {{"upper", AttrKind::Int}, {"k", AttrKind::Int}}, {{1, "k"}},
+             infer_trilu, no_flops, define_trilu},
   };
 }
 

@@ -235,6 +235,14 @@ std::vector<Case> movement_cases() {
   cases.push_back({"GatherElements", {f({2, 6, 3}), In{{2, 7, 1}, DType::I32, "", std::vector<double>{5, 0, -6, 3, 1, 2, -1, 4, 4, 0, -2, 5, 1, 3}}},
                    {{"axis", 1}}});
   cases.push_back({"GatherElements", {f({4, 5}), typed({4, 2}, DType::I64, "uniform(-5,4)")}, {{"axis", -1}}});
+  cases.push_back({"Trilu", {f({5, 7})}});
+  cases.push_back({"Trilu", {f({2, 7, 5})}, {{"upper", 0}}});
+  cases.push_back({"Trilu", {f({3, 6}), In{{}, DType::I64, "", std::vector<double>{-2}}}});
+  cases.push_back({"Trilu", {typed({4, 3}, DType::I32, "uniform(-9,9)"), In{{}, DType::I64, "", std::vector<double>{1}}}, {{"upper", 0}}});
+  cases.push_back({"Trilu", {f({1, 3, 9})}, {{"k", 4}}});
+  cases.push_back({"Trilu", {f({6, 2})}, {{"k", -7}, {"upper", 0}}});
+  cases.push_back({"Trilu", {f({2, 5, 6}), typed({}, DType::I64, "uniform(-4,4)")}});
+  cases.push_back({"Trilu", {f({7, 4}), typed({1}, DType::I64, "uniform(-4,4)")}, {{"upper", 0}}});
   for (const char *mode : {"nearest", "linear"}) {
     cases.push_back({"Resize", {f({1, 3, 5, 7})}, {{"mode", mode}, {"scales", {1, 1, 2, 2}}}});
     cases.push_back({"Resize", {f({1, 2, 9, 11})}, {{"mode", mode}, {"scales", {1, 1, 0.5, 0.6}}}});

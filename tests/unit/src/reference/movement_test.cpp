@@ -163,6 +163,17 @@ TEST_CASE("reference Tile repeats each axis") {
                        UserError);
 }
 
+TEST_CASE("reference Trilu keeps the upper or lower triangle") {
+  Tensor x = f32({3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  check_f32(run1("Trilu", {}, {&x}, f32t({3, 4})), {3, 4}, {1, 2, 3, 4, 0, 6, 7, 8, 0, 0, 11, 12});
+  check_f32(run1("Trilu", {{"upper", 0}}, {&x}, f32t({3, 4})), {3, 4}, {1, 0, 0, 0, 5, 6, 0, 0, 9, 10, 11, 0});
+  Tensor k = make(DType::I64, {}, {-1});
+  check_f32(run1("Trilu", {}, {&x, &k}, f32t({3, 4})), {3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 0, 10, 11, 12});
+  check_f32(run1("Trilu", {{"upper", 0}, {"k", 2}}, {&x}, f32t({3, 4})), {3, 4}, {1, 2, 3, 0, 5, 6, 7, 8, 9, 10, 11, 12});
+  Tensor v = f32({3}, {1, 2, 3});
+  CHECK_THROWS_WITH_AS(run1("Trilu", {}, {&v}, f32t({3})), doctest::Contains("rank 2 or more"), UserError);
+}
+
 TEST_CASE("reference GatherElements along an axis, negative indices") {
   // ONNX's example: data [[1, 2], [3, 4]], indices [[0, 0], [1, 0]], axis 1.
   Tensor x = f32({2, 2}, {1, 2, 3, 4}), i = make(DType::I64, {2, 2}, {0, 0, 1, 0});

@@ -155,6 +155,10 @@ std::vector<Case> cases() {
   add(Op("Gather", {T({5, 4}), T({}, DType::I64)}, {{"axis", -1}}));
   add(Op("Tile", {T({2, 3})}, {{"repeats", {3, 2}}}));
   add(Op("Tile", {T({S("N"), 3})}, {{"repeats", {1, 4}}}), {{"N", 2}});
+  add(Op("Trilu", {T({3, 4})}));
+  add(Op("Trilu", {T({2, 5, 3}, DType::I32)}, {{"upper", 0}, {"k", -1}}));
+  add(Op("Trilu", {T({S("N"), 4, 4})}, {{"k", 2}}), {{"N", 2}});
+  add(Op("Trilu", {T({4, 3}), T({}, DType::I64)}));
   add(Op("GatherElements", {T({5, 4}), T({3, 4}, DType::I64)}));
   add(Op("GatherElements", {T({2, 5, 3}), T({2, 7, 2}, DType::I32)}, {{"axis", -2}}));
   add(Op("Resize", {T({1, 2, 3, 5})}, {{"scales", {1, 1, 2, 0.6}}}));

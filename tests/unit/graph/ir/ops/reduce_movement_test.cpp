@@ -47,6 +47,24 @@ TEST_CASE("ArgMax, ArgMin: one axis, i64 output, attribute checks") {
         "reduced(i1) max=! (data(i0, i1) == extreme(i1) || data(i0, i1) != data(i0, i1) ? i0 : 0)");
 }
 
+TEST_CASE("trilu: a triangle of the last two axes") {
+  CHECK(Op("Trilu", {T({2, 3, 4})}).type() == "f32[2, 3, 4]");
+  CHECK(Op("Trilu", {T({S("N"), 3}, DType::Bool)}, {{"upper", 0}}).type() == "bool[N, 3]");
+  CHECK(Op("Trilu", {T({3, 3})}).flops() == 0);
+  CHECK(Op("Trilu", {T({3, 4})}, {{"k", -1}}).define().text == "output(i0, i1) = i1 - i0 >= (-1) ? input(i0, i1) : 0");
+  CHECK(Op("Trilu", {T({2, 3, 4})}, {{"upper", 0}}).define().text ==
+        "output(i0, i1, i2) = i2 - i1 <= 0 ? input(i0, i1, i2) : 0");
+  CHECK_THROWS_WITH_AS(Op("Trilu", {T({4})}).infer(), doctest::Contains("Trilu"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Trilu", {T({3, 4})}, {{"upper", 2}}).infer(), doctest::Contains("upper must be 0 or 1, got 2"),
+                       UserError);
+  // k at run time: a read in the condition.
+  CHECK(Op("Trilu", {T({3, 4}), T({}, DType::I64)}).define().text == "output(i0, i1) = i1 - i0 >= k() ? input(i0, i1) : 0");
+  CHECK(Op("Trilu", {T({3, 4}), T({1}, DType::I64)}).type() == "f32[3, 4]");
+  CHECK_THROWS_WITH_AS(Op("Trilu", {T({3, 4}), T({}, DType::I32)}).infer(), doctest::Contains("k must be i64"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Trilu", {T({3, 4}), T({2}, DType::I64)}).infer(), doctest::Contains("k must hold one value"),
+                       UserError);
+}
+
 TEST_CASE("transpose: default and explicit perm") {
   CHECK(Op("Transpose", {T({2, 3, 4})}).type() == "f32[4, 3, 2]");
   CHECK(Op("Transpose", {T({S("N"), 3, 4})}, {{"perm", {0, 2, 1}}}).type() == "f32[N, 4, 3]");
