@@ -354,7 +354,9 @@ std::string sanitize_identifier(const std::string &name) {
       // C library functions generated code calls or links against: a kernel or
       // array of that name would clash with (or shadow) them.
       "exp", "expf", "log", "logf", "tanh", "tanhf", "erf", "erff", "pow", "powf", "sqrt", "sqrtf", "floorf",
-      "fabs", "fabsf", "fmaf", "fma", "fminf", "fmaxf", "abs", "main", "memcpy", "memset", "malloc", "free"};
+      "fabs", "fabsf", "fmaf", "fma", "fminf", "fmaxf", "abs", "main", "memcpy", "memset", "malloc", "free",
+      "sin", "sinf", "cos", "cosf", "tan", "tanf", "asin", "asinf", "acos", "acosf", "atan", "atanf", "sinh", "sinhf",
+      "cosh", "coshf", "asinh", "asinhf", "acosh", "acoshf", "atanh", "atanhf"};
   std::string s;
   for (char c : name) s += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) s = "t_" + s;
