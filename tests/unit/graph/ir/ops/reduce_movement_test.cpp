@@ -65,6 +65,49 @@ TEST_CASE("trilu: a triangle of the last two axes") {
                        UserError);
 }
 
+TEST_CASE("DepthToSpace, SpaceToDepth, EyeLike") {
+  CHECK(Op("DepthToSpace", {T({S("N"), 8, 2, 3})}, {{"blocksize", 2}}).type() == "f32[N, 2, 4, 6]");
+  CHECK(Op("SpaceToDepth", {T({1, 2, 4, 6}, DType::I32)}, {{"blocksize", 2}}).type() == "i32[1, 8, 2, 3]");
+  CHECK(Op("DepthToSpace", {T({1, 8, 2, 3})}, {{"blocksize", 2}}).define().text ==
+        "output(i0, i1, i2, i3) = input(i0, (i2 % 2 * 2 + i3 % 2) * 2 + i1, i2 / 2, i3 / 2)");
+  CHECK(Op("DepthToSpace", {T({1, 8, 2, 3})}, {{"blocksize", 2}, {"mode", "CRD"}}).define().text ==
+        "output(i0, i1, i2, i3) = input(i0, i1 * 4 + i2 % 2 * 2 + i3 % 2, i2 / 2, i3 / 2)");
+  CHECK(Op("SpaceToDepth", {T({1, 3, 4, 6})}, {{"blocksize", 2}}).define().text ==
+        "output(i0, i1, i2, i3) = input(i0, i1 % 3, i2 * 2 + i1 / 3 / 2, i3 * 2 + i1 / 3 % 2)");
+  CHECK_THROWS_WITH_AS(Op("DepthToSpace", {T({1, 6, 2, 2})}, {{"blocksize", 2}}).infer(),
+                       doctest::Contains("channels 6 are not a multiple of blocksize^2 = 4"), UserError);
+  CHECK_THROWS_WITH_AS(Op("SpaceToDepth", {T({1, 1, 5, 4})}, {{"blocksize", 2}}).infer(),
+                       doctest::Contains("must be multiples of blocksize 2"), UserError);
+  CHECK_THROWS_WITH_AS(Op("SpaceToDepth", {T({1, 1, 4, 4})}).infer(), doctest::Contains("'blocksize' is required"),
+                       UserError);
+  CHECK_THROWS_WITH_AS(Op("DepthToSpace", {T({1, 4, 4})}, {{"blocksize", 2}}).infer(), doctest::Contains("N x C x H x W"),
+                       UserError);
+  CHECK_THROWS_WITH_AS(Op("DepthToSpace", {T({1, 4, 4, 4})}, {{"blocksize", 2}, {"mode", "XYZ"}}).infer(),
+                       doctest::Contains("mode must be 'DCR' or 'CRD'"), UserError);
+  CHECK(Op("EyeLike", {T({3, 4}, DType::I32)}).type() == "i32[3, 4]");
+  CHECK(Op("EyeLike", {T({3, 4})}, {{"dtype", 7}}).type() == "i64[3, 4]");
+  CHECK(Op("EyeLike", {T({3, 4})}, {{"k", -1}}).define().text == "output(i0, i1) = i1 - i0 == (-1) ? 1 : 0");
+  CHECK_THROWS_WITH_AS(Op("EyeLike", {T({3})}).infer(), doctest::Contains("must be a matrix"), UserError);
+  CHECK_THROWS_WITH_AS(Op("EyeLike", {T({3, 3})}, {{"dtype", 11}}).infer(),
+                       doctest::Contains("names element type 11, which Atoll does not support"), UserError);
+}
+
+TEST_CASE("OneHot: a new axis of depth, values' dtype") {
+  CHECK(Op("OneHot", {T({2, 3}, DType::I64), std::nullopt, T({2})}, {{"depth", 5}}).type() == "f32[2, 3, 5]");
+  CHECK(Op("OneHot", {T({S("N")}, DType::I32), std::nullopt, T({2}, DType::I64)}, {{"depth", 4}, {"axis", 0}}).type() ==
+        "i64[4, N]");
+  CHECK(Op("OneHot", {T({3}, DType::I64), std::nullopt, T({2})}, {{"depth", 4}}).define().text ==
+        "output(i0, i1) = (indices(i0) < 0 ? indices(i0) + 4 : indices(i0)) == i1 ? values(1) : values(0)");
+  CHECK_THROWS_WITH_AS(Op("OneHot", {T({3}, DType::I64), std::nullopt, T({2})}).infer(),
+                       doctest::Contains("'depth' is required"), UserError);
+  CHECK_THROWS_WITH_AS(Op("OneHot", {T({3}, DType::I64), T({}, DType::I64), T({2})}).infer(),
+                       doctest::Contains("'depth' must be a constant"), UserError);
+  CHECK_THROWS_WITH_AS(Op("OneHot", {T({3}, DType::I64), std::nullopt, T({3})}, {{"depth", 4}}).infer(),
+                       doctest::Contains("values must hold two values"), UserError);
+  CHECK_THROWS_WITH_AS(Op("OneHot", {T({3}, DType::I64), std::nullopt, T({2})}, {{"depth", 4}, {"axis", 2}}).infer(),
+                       doctest::Contains("out of range"), UserError);
+}
+
 TEST_CASE("transpose: default and explicit perm") {
   CHECK(Op("Transpose", {T({2, 3, 4})}).type() == "f32[4, 3, 2]");
   CHECK(Op("Transpose", {T({S("N"), 3, 4})}, {{"perm", {0, 2, 1}}}).type() == "f32[N, 4, 3]");
