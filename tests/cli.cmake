@@ -56,7 +56,7 @@ set_tests_properties(cli.compile.batch50 PROPERTIES LABELS "cli;src" TIMEOUT 120
 # transformation and nearest mode, by scales and by sizes, 3-D to 5-D;
 # ArgMax, ArgMin, Trilu, the trigonometric functions, Round, IsInf, IsNaN,
 # Xor, Celu, ThresholdedRelu, Shrink, Swish, Hardmax, LpNormalization,
-# LpPool, DepthToSpace, SpaceToDepth and EyeLike.
+# LpPool, DepthToSpace, SpaceToDepth, EyeLike and OneHot.
 foreach(batch random_graphs op_regressions low_precision onnx_ops)
   foreach(target cpu cpu-c)
     add_test(NAME cli.verify.${batch}.${target}
