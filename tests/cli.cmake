@@ -53,10 +53,13 @@ set_tests_properties(cli.compile.batch50 PROPERTIES LABELS "cli;src" TIMEOUT 120
 # onnx_ops.json: PRelu, Elu, Selu, Softplus, Softsign, Mod, Tile, Resize,
 # GatherElements, CastLike and RMSNormalization on odd shapes (partial
 # tiles), alone and in fused chains; Resize in every mode, coordinate
-# transformation and nearest mode, by scales and by sizes, 3-D to 5-D.
+# transformation and nearest mode, by scales and by sizes, 3-D to 5-D;
+# ArgMax, ArgMin, Trilu, the trigonometric functions, Round, IsInf, IsNaN,
+# Xor, Celu, ThresholdedRelu, Shrink, Swish, Hardmax, LpNormalization,
+# LpPool, DepthToSpace, SpaceToDepth, EyeLike and OneHot.
 # wide_dtypes.json: f64 (an MLP, a strided convolution, normalization,
-# reductions, elementwise chains) and u8 (an image normalized and back,
-# wrapping sums and differences, pooling, transposes, casts).
+# reductions, elementwise chains) and u8 (an image normalized and back with
+# rounding, wrapping sums and differences, pooling, transposes, casts).
 foreach(batch random_graphs op_regressions low_precision onnx_ops wide_dtypes)
   foreach(target cpu cpu-c)
     add_test(NAME cli.verify.${batch}.${target}

@@ -388,6 +388,17 @@ private:
     case compute::Func::Sigmoid: return std::string("atoll_sigmoid") + sfx() + "(" + a[0] + ")";
     case compute::Func::Min: return std::string("atoll_min") + sfx() + "(" + a[0] + ", " + a[1] + ")";
     case compute::Func::Max: return std::string("atoll_max") + sfx() + "(" + a[0] + ", " + a[1] + ")";
+    case compute::Func::Sin: return "sin" + f + "(" + a[0] + ")";
+    case compute::Func::Cos: return "cos" + f + "(" + a[0] + ")";
+    case compute::Func::Tan: return "tan" + f + "(" + a[0] + ")";
+    case compute::Func::Asin: return "asin" + f + "(" + a[0] + ")";
+    case compute::Func::Acos: return "acos" + f + "(" + a[0] + ")";
+    case compute::Func::Atan: return "atan" + f + "(" + a[0] + ")";
+    case compute::Func::Sinh: return "sinh" + f + "(" + a[0] + ")";
+    case compute::Func::Cosh: return "cosh" + f + "(" + a[0] + ")";
+    case compute::Func::Asinh: return "asinh" + f + "(" + a[0] + ")";
+    case compute::Func::Acosh: return "acosh" + f + "(" + a[0] + ")";
+    case compute::Func::Atanh: return "atanh" + f + "(" + a[0] + ")";
     }
     internal_error(__FILE__, __LINE__, "unknown function");
   }

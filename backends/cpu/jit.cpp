@@ -69,6 +69,28 @@ llvm::orc::SymbolMap runtime_symbols(llvm::orc::MangleAndInterner &mangle) {
   add("sqrt", static_cast<D1>(::sqrt));
   add("floorf", static_cast<F1>(::floorf));
   add("floor", static_cast<D1>(::floor));
+  add("sinf", static_cast<F1>(::sinf));
+  add("sin", static_cast<D1>(::sin));
+  add("cosf", static_cast<F1>(::cosf));
+  add("cos", static_cast<D1>(::cos));
+  add("tanf", static_cast<F1>(::tanf));
+  add("tan", static_cast<D1>(::tan));
+  add("asinf", static_cast<F1>(::asinf));
+  add("asin", static_cast<D1>(::asin));
+  add("acosf", static_cast<F1>(::acosf));
+  add("acos", static_cast<D1>(::acos));
+  add("atanf", static_cast<F1>(::atanf));
+  add("atan", static_cast<D1>(::atan));
+  add("sinhf", static_cast<F1>(::sinhf));
+  add("sinh", static_cast<D1>(::sinh));
+  add("coshf", static_cast<F1>(::coshf));
+  add("cosh", static_cast<D1>(::cosh));
+  add("asinhf", static_cast<F1>(::asinhf));
+  add("asinh", static_cast<D1>(::asinh));
+  add("acoshf", static_cast<F1>(::acoshf));
+  add("acosh", static_cast<D1>(::acosh));
+  add("atanhf", static_cast<F1>(::atanhf));
+  add("atanh", static_cast<D1>(::atanh));
   return map;
 }
 

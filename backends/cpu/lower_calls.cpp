@@ -90,6 +90,17 @@ llvm::Value *emit_call(llvm::IRBuilder<> &b, llvm::Module &m, compute::Func f, c
   }
   case compute::Func::Min: return emit_pick(b, a[0], a[1], false);
   case compute::Func::Max: return emit_pick(b, a[0], a[1], true);
+  case compute::Func::Sin: return libm(b, m, vt, "sinf", "sin", a);
+  case compute::Func::Cos: return libm(b, m, vt, "cosf", "cos", a);
+  case compute::Func::Tan: return libm(b, m, vt, "tanf", "tan", a);
+  case compute::Func::Asin: return libm(b, m, vt, "asinf", "asin", a);
+  case compute::Func::Acos: return libm(b, m, vt, "acosf", "acos", a);
+  case compute::Func::Atan: return libm(b, m, vt, "atanf", "atan", a);
+  case compute::Func::Sinh: return libm(b, m, vt, "sinhf", "sinh", a);
+  case compute::Func::Cosh: return libm(b, m, vt, "coshf", "cosh", a);
+  case compute::Func::Asinh: return libm(b, m, vt, "asinhf", "asinh", a);
+  case compute::Func::Acosh: return libm(b, m, vt, "acoshf", "acosh", a);
+  case compute::Func::Atanh: return libm(b, m, vt, "atanhf", "atanh", a);
   }
   internal_error(__FILE__, __LINE__, "unknown function");
 }
@@ -108,6 +119,19 @@ llvm::Value *emit_vector_call(llvm::IRBuilder<> &b, compute::Func f, const std::
   case compute::Func::Max: return emit_pick(b, a[0], a[1], true);
   case compute::Func::Tanh: return emit_tanh(b, a[0]);
   case compute::Func::Erf: return emit_erf(b, a[0]);
+  // libm calls: vector_analysis keeps loops that call them scalar.
+  case compute::Func::Sin:
+  case compute::Func::Cos:
+  case compute::Func::Tan:
+  case compute::Func::Asin:
+  case compute::Func::Acos:
+  case compute::Func::Atan:
+  case compute::Func::Sinh:
+  case compute::Func::Cosh:
+  case compute::Func::Asinh:
+  case compute::Func::Acosh:
+  case compute::Func::Atanh:
+    break;
   }
   internal_error(__FILE__, __LINE__, "unknown function");
 }

@@ -112,6 +112,11 @@ bool value_ok(const poly::LKernel &k, const LExpr &e, const std::string &it) {
       for (const auto &a : e.args)
         if (!value_ok(k, *a, it)) return false;
       return true;
+    // libm calls, one element at a time
+    case compute::Func::Sin: case compute::Func::Cos: case compute::Func::Tan: case compute::Func::Asin:
+    case compute::Func::Acos: case compute::Func::Atan: case compute::Func::Sinh: case compute::Func::Cosh:
+    case compute::Func::Asinh: case compute::Func::Acosh: case compute::Func::Atanh:
+      return false;
     }
     return false;
   case LExprKind::Load: {

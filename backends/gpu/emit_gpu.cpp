@@ -49,6 +49,17 @@ const char *kOpenClPrelude = R"(#pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #define fabsf fabs
 #define floorf floor
 #define powf pow
+#define sinf sin
+#define cosf cos
+#define tanf tan
+#define asinf asin
+#define acosf acos
+#define atanf atan
+#define sinhf sinh
+#define coshf cosh
+#define asinhf asinh
+#define acoshf acosh
+#define atanhf atanh
 )";
 
 std::string replace_all(std::string s, const std::string &from, const std::string &to) {

@@ -1,5 +1,6 @@
-"""Writes one graph of an Atoll operator batch (batch-format.md) as an ONNX model (opset 20, or 23
-for a graph with RMSNormalization).
+"""Writes one graph of an Atoll operator batch (batch-format.md) as an ONNX model (opset 20, or the
+first opset that has every operator of the graph: 23 for RMSNormalization, 24 for Swish, 28 for
+SpaceToDepth's CRD mode).
 
 Used by bench_blocks.py so that onnxruntime runs the same math as Atoll on the
 same data: weights become initializers holding the values Atoll used (read
@@ -13,6 +14,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 OPSET = 20  # Gelu exists from opset 20
 OPSET_23 = {"RMSNormalization"}  # operators that exist from opset 23 only
+OPSET_24 = {"Swish"}  # operators that exist from opset 24 only
 IR_VERSION = 10
 
 DTYPES = {"f32": TensorProto.FLOAT, "f16": TensorProto.FLOAT16, "bf16": TensorProto.BFLOAT16,
@@ -28,6 +30,8 @@ BatchNormalization LayerNormalization InstanceNormalization Softmax LogSoftmax
 ReduceSum ReduceMean ReduceMax ReduceMin ReduceProd
 Transpose Reshape Flatten Squeeze Unsqueeze Concat Split Slice Pad Expand Gather Clip
 PRelu Elu Selu Softplus Softsign Mod CastLike Tile GatherElements Resize RMSNormalization
+ArgMax ArgMin Trilu Sin Cos Tan Asin Acos Atan Sinh Cosh Asinh Acosh Atanh Round IsNaN IsInf Xor
+Celu ThresholdedRelu Shrink Swish Hardmax LpNormalization LpPool DepthToSpace SpaceToDepth EyeLike OneHot
 """.split())
 
 # Constant inputs that the batch may give as attributes (batch-format.md): (input position, attribute, kind).
@@ -41,10 +45,12 @@ ATTR_INPUTS = {
     "Split": [(1, "split", "i64")],
     "Expand": [(1, "shape", "i64")],
     "Tile": [(1, "repeats", "i64")],
+    "Trilu": [(1, "k", "i64")],
+    "OneHot": [(1, "depth", "i64")],
     "Resize": [(1, "roi", "f32"), (2, "scales", "f32"), (3, "sizes", "i64")],
     **{r: [(1, "axes", "i64")] for r in ("ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd")},
 }
-FLOAT_ATTRS = {"epsilon", "alpha", "beta", "momentum", "gamma", "value"}
+FLOAT_ATTRS = {"epsilon", "alpha", "beta", "momentum", "gamma", "value", "bias", "lambd"}
 CAST_TO = {k: v for k, v in DTYPES.items()}
 
 
@@ -66,9 +72,9 @@ def concrete_shape(shape, params):
 
 
 def _attr(op, key, value):
-    if op == "Cast" and key == "to" and isinstance(value, str):
+    if ((op == "Cast" and key == "to") or (op == "EyeLike" and key == "dtype")) and isinstance(value, str):
         if value not in CAST_TO:
-            raise UnsupportedOp(f"Cast to {value}")
+            raise UnsupportedOp(f"{op} to {value}")
         return helper.make_attribute(key, CAST_TO[value])
     if key in FLOAT_ATTRS:
         return helper.make_attribute(key, float(value))
@@ -144,6 +150,8 @@ def convert_graph(graph, params, tensors, dtypes_out, weights_as_inputs=False, d
                 node_inputs.append(const_name)
             else:
                 node_inputs[position] = const_name
+        if op == "SpaceToDepth" and attrs.get("mode") == "DCR":
+            del attrs["mode"]  # the default; the attribute exists from opset 28 only
         if op == "Split" and len(node_inputs) < 2 and "num_outputs" not in attrs:
             attrs["num_outputs"] = len(node["outputs"])  # equal parts: opset 18+ needs the count
         onnx_attrs = [_attr(op, k, v) for k, v in attrs.items()]
@@ -157,7 +165,13 @@ def convert_graph(graph, params, tensors, dtypes_out, weights_as_inputs=False, d
         outputs.append(helper.make_tensor_value_info(out, helper.np_dtype_to_tensor_dtype(ref.dtype), list(ref.shape)))
 
     g = helper.make_graph(nodes, graph["name"], inputs, outputs, initializer=initializers)
-    opset = 23 if any(n.op_type in OPSET_23 for n in nodes) else OPSET
+    opset = OPSET
+    if any(n.op_type in OPSET_23 for n in nodes):
+        opset = 23
+    if any(n.op_type in OPSET_24 for n in nodes):
+        opset = 24
+    if any(n.op_type == "SpaceToDepth" and any(a.name == "mode" for a in n.attribute) for n in nodes):
+        opset = 28
     model = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)], producer_name="atoll-bench-blocks")
     model.ir_version = min(IR_VERSION, onnx.IR_VERSION)
     onnx.checker.check_model(model)

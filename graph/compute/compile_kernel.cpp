@@ -193,6 +193,17 @@ private:
     case Func::Min: return Op::Min;
     case Func::Max: return Op::Max;
     case Func::Pow: return Op::Pow;
+    case Func::Sin: return Op::Sin;
+    case Func::Cos: return Op::Cos;
+    case Func::Tan: return Op::Tan;
+    case Func::Asin: return Op::Asin;
+    case Func::Acos: return Op::Acos;
+    case Func::Atan: return Op::Atan;
+    case Func::Sinh: return Op::Sinh;
+    case Func::Cosh: return Op::Cosh;
+    case Func::Asinh: return Op::Asinh;
+    case Func::Acosh: return Op::Acosh;
+    case Func::Atanh: return Op::Atanh;
     }
     return Op::Exp;
   }

@@ -208,6 +208,17 @@ private:
       case Op::Min: r = (std::isnan(A()) || A() < B()) ? A() : B(); break;
       case Op::Max: r = (std::isnan(A()) || A() > B()) ? A() : B(); break;
       case Op::Pow: r = std::pow(A(), B()); break;
+      case Op::Sin: r = std::sin(A()); break;
+      case Op::Cos: r = std::cos(A()); break;
+      case Op::Tan: r = std::tan(A()); break;
+      case Op::Asin: r = std::asin(A()); break;
+      case Op::Acos: r = std::acos(A()); break;
+      case Op::Atan: r = std::atan(A()); break;
+      case Op::Sinh: r = std::sinh(A()); break;
+      case Op::Cosh: r = std::cosh(A()); break;
+      case Op::Asinh: r = std::asinh(A()); break;
+      case Op::Acosh: r = std::acosh(A()); break;
+      case Op::Atanh: r = std::atanh(A()); break;
       }
     }
     store(R[k_.result]);

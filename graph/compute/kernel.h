@@ -33,6 +33,7 @@ enum class Op : std::uint8_t {
   Index, Move, Jump, JumpIfZero, ReadFast, ReadSlow,
   Neg, Not, Add, Sub, Mul, Div, FloorDiv, Mod, Lt, Le, Gt, Ge, Eq, Ne, And, Or,
   Exp, Log, Sqrt, Tanh, Sigmoid, Erf, Abs, Floor, Min, Max, Pow,
+  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh,
 };
 
 /// dst = op(a, b); for Index a is a loop position, for reads an access id,

@@ -14,6 +14,9 @@ constexpr FuncInfo kFuncs[] = {
     {Func::Exp, "exp", 1},   {Func::Log, "log", 1}, {Func::Sqrt, "sqrt", 1}, {Func::Tanh, "tanh", 1},
     {Func::Sigmoid, "sigmoid", 1}, {Func::Erf, "erf", 1}, {Func::Abs, "abs", 1}, {Func::Floor, "floor", 1},
     {Func::Min, "min", 2},   {Func::Max, "max", 2}, {Func::Pow, "pow", 2},
+    {Func::Sin, "sin", 1},   {Func::Cos, "cos", 1}, {Func::Tan, "tan", 1}, {Func::Asin, "asin", 1},
+    {Func::Acos, "acos", 1}, {Func::Atan, "atan", 1}, {Func::Sinh, "sinh", 1}, {Func::Cosh, "cosh", 1},
+    {Func::Asinh, "asinh", 1}, {Func::Acosh, "acosh", 1}, {Func::Atanh, "atanh", 1},
 };
 
 }  // namespace

@@ -18,8 +18,12 @@ enum class UnOp { Neg, Not };
 enum class BinOp { Add, Sub, Mul, Div, Mod, Lt, Le, Gt, Ge, Eq, Ne, And, Or };
 
 /// Built-in functions. A call whose name is one of these is a function call;
-/// any other name followed by `(` is a tensor read.
-enum class Func { Exp, Log, Sqrt, Tanh, Sigmoid, Erf, Abs, Floor, Min, Max, Pow };
+/// any other name followed by `(` is a tensor read. The trigonometric and
+/// hyperbolic functions (and their inverses) are C's.
+enum class Func {
+  Exp, Log, Sqrt, Tanh, Sigmoid, Erf, Abs, Floor, Min, Max, Pow,
+  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh,
+};
 
 /// Assignment operators. Every operator but Assign reduces into the element.
 enum class AssignOp { Assign, Add, Mul, Max, Min };

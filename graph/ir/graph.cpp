@@ -29,6 +29,11 @@ bool is_scalar_const_attr(const std::string &attr) {
   return attr == "min" || attr == "max" || attr == "constant_value";
 }
 
+/// Constant inputs that an operator's definition can also read at run time,
+/// because the value does not shape the output: Trilu's diagonal offset k.
+/// A constant still moves into the attribute (an affine condition).
+bool may_be_runtime(const std::string &op, const std::string &attr) { return op == "Trilu" && attr == "k"; }
+
 }  // namespace
 
 void Graph::declare(TensorDecl decl) {
@@ -162,6 +167,7 @@ void Graph::finalize() {
       auto it = tensors_.find(tname);
       if (n.attrs.contains(attr))
         throw UserError(std::string("'") + attr + "' is given both as input '" + tname + "' and as attribute", nloc);
+      if ((it == tensors_.end() || !it->second.data) && may_be_runtime(n.op, attr)) continue;
       if (it == tensors_.end() || !it->second.data)
         throw UserError(n.op + "'s input '" + attr + "' ('" + tname +
                             "') must be a constant: a weight with inline data, or the attribute '" + attr + "'",

@@ -103,7 +103,9 @@ std::string fresh_node_name(const std::string &base, std::set<std::string> &name
 
 bool compute_identifier(const std::string &name) {
   static const std::set<std::string> reserved = {"exp", "log", "sqrt", "tanh", "sigmoid", "erf",  "abs", "min",
-                                                 "max", "pow", "floor", "guard", "where", "in",  "inf"};
+                                                 "max", "pow", "floor", "guard", "where", "in",  "inf",
+                                                 "sin", "cos", "tan", "asin", "acos", "atan", "sinh", "cosh",
+                                                 "asinh", "acosh", "atanh"};
   if (name.empty() || name.back() == '_' || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
     return false;
   for (char c : name)

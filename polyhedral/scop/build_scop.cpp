@@ -355,6 +355,8 @@ std::string sanitize_identifier(const std::string &name) {
       // array of that name would clash with (or shadow) them.
       "exp", "expf", "log", "logf", "tanh", "tanhf", "erf", "erff", "pow", "powf", "sqrt", "sqrtf", "floorf",
       "fabs", "fabsf", "fmaf", "fma", "fminf", "fmaxf", "abs", "main", "memcpy", "memset", "malloc", "free",
+      "sin", "sinf", "cos", "cosf", "tan", "tanf", "asin", "asinf", "acos", "acosf", "atan", "atanf", "sinh", "sinhf",
+      "cosh", "coshf", "asinh", "asinhf", "acosh", "acoshf", "atanh", "atanhf",
       // OpenCL C's keywords, types and the built-ins its kernels call
       "half", "kernel", "global", "local", "constant", "private", "read_only", "write_only", "read_write",
       "uniform", "pipe", "complex", "imaginary", "uchar", "ushort", "uint", "ulong", "size_t", "ptrdiff_t",

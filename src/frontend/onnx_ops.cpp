@@ -229,7 +229,7 @@ void rule_reduce_family(NodeIn &n, const char *before, const char *after) {
   if (after) n.im.emit(n.make(after, {sum.outputs[0]}, {n.output(0)}));
 }
 
-/// Softmax, LogSoftmax of opsets 1-12: the input is seen as a matrix of
+/// Softmax, LogSoftmax, Hardmax of opsets 1-12: the input is seen as a matrix of
 /// [prod(dims before axis), prod(dims from axis)] (axis default 1).
 void rule_softmax(NodeIn &n) {
   if (n.opset >= 13) {
@@ -398,6 +398,7 @@ const std::map<std::string, Rule> &rules() {
       {"ReduceLogSumExp", [](NodeIn &n) { rule_reduce_family(n, "Exp", "Log"); }},
       {"Softmax", rule_softmax},
       {"LogSoftmax", rule_softmax},
+      {"Hardmax", rule_softmax},
       {"BatchNormalization", rule_batchnorm},
       {"PRelu", rule_prelu},
       {"Mod", rule_mod},

@@ -1,6 +1,7 @@
 // Reference elementwise operators: arithmetic (Mod, PRelu), activations,
-// comparisons and logic with numpy broadcasting, plus Clip, Where, Cast,
-// CastLike and Identity.
+// trigonometric and hyperbolic functions, Round, comparisons, IsInf, IsNaN
+// and logic with numpy broadcasting, plus Clip, Where, Cast, CastLike and
+// Identity.
 #include "src/reference/reference_internal.h"
 
 #include <cmath>
@@ -149,6 +150,42 @@ std::vector<Tensor> op_mod(const OpArgs &a) {
   return binary(a, [](double x, double y) { return y == 0 ? NAN : x - y * std::floor(x / y); });
 }
 
+std::vector<Tensor> op_sin(const OpArgs &a) { return unary(a, [](double x) { return std::sin(x); }); }
+std::vector<Tensor> op_cos(const OpArgs &a) { return unary(a, [](double x) { return std::cos(x); }); }
+std::vector<Tensor> op_tan(const OpArgs &a) { return unary(a, [](double x) { return std::tan(x); }); }
+std::vector<Tensor> op_asin(const OpArgs &a) { return unary(a, [](double x) { return std::asin(x); }); }
+std::vector<Tensor> op_acos(const OpArgs &a) { return unary(a, [](double x) { return std::acos(x); }); }
+std::vector<Tensor> op_atan(const OpArgs &a) { return unary(a, [](double x) { return std::atan(x); }); }
+std::vector<Tensor> op_sinh(const OpArgs &a) { return unary(a, [](double x) { return std::sinh(x); }); }
+std::vector<Tensor> op_cosh(const OpArgs &a) { return unary(a, [](double x) { return std::cosh(x); }); }
+std::vector<Tensor> op_asinh(const OpArgs &a) { return unary(a, [](double x) { return std::asinh(x); }); }
+std::vector<Tensor> op_acosh(const OpArgs &a) { return unary(a, [](double x) { return std::acosh(x); }); }
+std::vector<Tensor> op_atanh(const OpArgs &a) { return unary(a, [](double x) { return std::atanh(x); }); }
+
+/// Round half to even (the default rounding mode's nearbyint).
+std::vector<Tensor> op_round(const OpArgs &a) { return unary(a, [](double x) { return std::nearbyint(x); }); }
+std::vector<Tensor> op_isnan(const OpArgs &a) { return unary(a, [](double x) { return std::isnan(x) ? 1.0 : 0.0; }); }
+std::vector<Tensor> op_isinf(const OpArgs &a) {
+  bool neg = a.attr_int("detect_negative", 1) != 0, pos = a.attr_int("detect_positive", 1) != 0;
+  return unary(a, [=](double x) { return (pos && x == kInf) || (neg && x == -kInf) ? 1.0 : 0.0; });
+}
+std::vector<Tensor> op_celu(const OpArgs &a) {
+  double alpha = a.attr_float("alpha", 1.0);
+  return unary(a, [=](double x) { return std::max(0.0, x) + std::min(0.0, alpha * (std::exp(x / alpha) - 1.0)); });
+}
+std::vector<Tensor> op_thresholded_relu(const OpArgs &a) {
+  double alpha = a.attr_float("alpha", 1.0);
+  return unary(a, [=](double x) { return x > alpha ? x : 0.0; });
+}
+std::vector<Tensor> op_shrink(const OpArgs &a) {
+  double bias = a.attr_float("bias", 0.0), lambd = a.attr_float("lambd", 0.5);
+  return unary(a, [=](double x) { return x < -lambd ? x + bias : x > lambd ? x - bias : 0.0; });
+}
+std::vector<Tensor> op_swish(const OpArgs &a) {
+  double alpha = a.attr_float("alpha", 1.0);
+  return unary(a, [=](double x) { return x / (1.0 + std::exp(-alpha * x)); });
+}
+
 std::vector<Tensor> op_clip(const OpArgs &a) {
   double lo = a.const_float("min", 1).value_or(-kInf), hi = a.const_float("max", 2).value_or(kInf);
   // ONNX: min > max sets every value to max, which this order gives.
@@ -197,6 +234,9 @@ std::vector<Tensor> op_and(const OpArgs &a) {
 std::vector<Tensor> op_or(const OpArgs &a) {
   return binary(a, [](double x, double y) { return (x != 0 || y != 0) ? 1.0 : 0.0; });
 }
+std::vector<Tensor> op_xor(const OpArgs &a) {
+  return binary(a, [](double x, double y) { return (x != 0) != (y != 0) ? 1.0 : 0.0; });
+}
 
 }  // namespace
 
@@ -222,6 +262,21 @@ const OpTable &elementwise_ops() {
       {"Selu", op_selu},         {"Softplus", op_softplus},
       {"Softsign", op_softsign}, {"PRelu", op_prelu},
       {"Mod", op_mod},           {"CastLike", op_cast_like},
+      {"Sin", op_sin},
+      {"Cos", op_cos},
+      {"Tan", op_tan},
+      {"Asin", op_asin},
+      {"Acos", op_acos},
+      {"Atan", op_atan},
+      {"Sinh", op_sinh},
+      {"Cosh", op_cosh},
+      {"Asinh", op_asinh},
+      {"Acosh", op_acosh},
+      {"Atanh", op_atanh},
+      {"Round", op_round},       {"IsNaN", op_isnan},
+      {"IsInf", op_isinf},       {"Celu", op_celu},
+      {"ThresholdedRelu", op_thresholded_relu}, {"Shrink", op_shrink},
+      {"Swish", op_swish},       {"Xor", op_xor},
   };
   return table;
 }

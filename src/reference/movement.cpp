@@ -1,5 +1,6 @@
 // Reference data movement: Transpose, Reshape, Flatten, Squeeze, Unsqueeze,
-// Concat, Split, Slice, Pad, Expand, Tile, Gather and GatherElements.
+// Concat, Split, Slice, Pad, Expand, Tile, Gather, GatherElements, Trilu,
+// DepthToSpace, SpaceToDepth, EyeLike and OneHot.
 #include "src/reference/reference_internal.h"
 
 #include <algorithm>
@@ -411,6 +412,100 @@ std::vector<Tensor> op_gather_elements(const OpArgs &a) {
   return {std::move(out)};
 }
 
+/// The upper (c - r >= k) or lower (c - r <= k) triangle of each matrix of
+/// the last two axes; zeros elsewhere.
+std::vector<Tensor> op_trilu(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  if (X.rank() < 2) a.fail("input must have rank 2 or more");
+  std::int64_t k = 0;
+  if (auto v = a.const_ints("k", 1)) {
+    if (v->size() != 1) a.fail("k must hold one value, got " + ints_to_string(*v));
+    k = (*v)[0];
+  }
+  bool upper = a.attr_int("upper", 1) != 0;
+  Tensor out = a.make_output(0, X.shape);
+  std::int64_t rows = X.shape[X.rank() - 2], cols = X.shape[X.rank() - 1];
+  for (std::int64_t i = 0; i < X.numel(); ++i) {
+    std::int64_t c = i % cols, r = i / cols % rows;
+    bool keep = upper ? c - r >= k : c - r <= k;
+    out.set(i, keep ? X.get(i) : 0.0);
+  }
+  return {std::move(out)};
+}
+
+/// DepthToSpace and SpaceToDepth as ONNX's reference writes them: a reshape
+/// to six dimensions, a transpose, a reshape back; here each output element
+/// maps to its input element through the same index arithmetic.
+std::vector<Tensor> depth_space(const OpArgs &a, bool to_space) {
+  const Tensor &X = a.input(0);
+  if (X.rank() != 4) a.fail("input must be N x C x H x W, got " + shape_to_string(X.shape));
+  std::int64_t b = a.attr_int("blocksize", 0);
+  if (b < 1) a.fail("blocksize must be positive");
+  std::string mode = a.attr_string("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") a.fail("mode must be DCR or CRD, got " + mode);
+  bool dcr = mode == "DCR";
+  std::int64_t N = X.shape[0], C = X.shape[1], H = X.shape[2], W = X.shape[3];
+  if (to_space ? C % (b * b) != 0 : (H % b != 0 || W % b != 0)) a.fail("shape does not divide by blocksize");
+  Shape shape = to_space ? Shape{N, C / (b * b), H * b, W * b} : Shape{N, C * b * b, H / b, W / b};
+  Tensor out = a.make_output(0, shape);
+  std::vector<std::int64_t> index(4, 0);
+  for (std::int64_t o = 0; o < out.numel(); ++o) {
+    std::int64_t n = index[0], c = index[1], y = index[2], x = index[3], ic, iy, ix;
+    if (to_space) {
+      std::int64_t i = y % b, j = x % b;
+      ic = dcr ? (i * b + j) * (C / (b * b)) + c : c * b * b + i * b + j;
+      iy = y / b;
+      ix = x / b;
+    } else {
+      std::int64_t i = dcr ? c / C / b : c / b % b, j = dcr ? c / C % b : c % b;
+      ic = dcr ? c % C : c / (b * b);
+      iy = y * b + i;
+      ix = x * b + j;
+    }
+    out.set(o, X.get(((n * C + ic) * H + iy) * W + ix));
+    next_index(index, shape);
+  }
+  return {std::move(out)};
+}
+
+std::vector<Tensor> op_depth_to_space(const OpArgs &a) { return depth_space(a, true); }
+std::vector<Tensor> op_space_to_depth(const OpArgs &a) { return depth_space(a, false); }
+
+/// Ones where column - row == k, zeros elsewhere, in the output's dtype.
+std::vector<Tensor> op_eyelike(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  if (X.rank() != 2) a.fail("input must have rank 2, got " + shape_to_string(X.shape));
+  std::int64_t k = a.attr_int("k", 0);
+  Tensor out = a.make_output(0, X.shape);
+  for (std::int64_t r = 0; r < X.shape[0]; ++r)
+    for (std::int64_t c = 0; c < X.shape[1]; ++c) out.set(r * X.shape[1] + c, c - r == k ? 1.0 : 0.0);
+  return {std::move(out)};
+}
+
+/// OneHot: values[1] where the index (truncated toward zero; negative counts
+/// from the end) equals the position along the new axis, values[0] elsewhere.
+std::vector<Tensor> op_onehot(const OpArgs &a) {
+  const Tensor &I = a.input(0), &V = a.input(2);
+  auto depth_v = a.const_ints("depth", 1);
+  if (!depth_v || depth_v->size() != 1) a.fail("depth must be one constant value");
+  std::int64_t depth = (*depth_v)[0];
+  if (depth < 1) a.fail("depth must be positive");
+  if (V.numel() != 2) a.fail("values must hold two values");
+  int axis = normalize_axis(a, a.attr_int("axis", -1), I.rank() + 1);
+  Shape shape = I.shape;
+  shape.insert(shape.begin() + axis, depth);
+  Tensor out = a.make_output(0, shape);
+  std::int64_t inner = dims_product(I.shape, axis, I.rank());
+  for (std::int64_t k = 0; k < I.numel(); ++k) {
+    double raw = std::trunc(I.get(k));
+    if (raw < 0) raw += static_cast<double>(depth);
+    std::int64_t outer = k / inner, rest = k % inner;
+    for (std::int64_t d = 0; d < depth; ++d)
+      out.set((outer * depth + d) * inner + rest, raw == static_cast<double>(d) ? V.get(1) : V.get(0));
+  }
+  return {std::move(out)};
+}
+
 }  // namespace
 
 const OpTable &movement_ops() {
@@ -418,7 +513,9 @@ const OpTable &movement_ops() {
                                 {"Squeeze", op_squeeze},     {"Unsqueeze", op_unsqueeze}, {"Concat", op_concat},
                                 {"Split", op_split},         {"Slice", op_slice},     {"Pad", op_pad},
                                 {"Expand", op_expand},       {"Gather", op_gather},   {"Tile", op_tile},
-                                {"GatherElements", op_gather_elements}};
+                                {"GatherElements", op_gather_elements}, {"Trilu", op_trilu},
+                                {"DepthToSpace", op_depth_to_space}, {"SpaceToDepth", op_space_to_depth},
+                                {"EyeLike", op_eyelike}, {"OneHot", op_onehot}};
   return table;
 }
 

@@ -1,6 +1,6 @@
 // Reference normalizations: BatchNormalization (inference), LayerNormalization,
-// RMSNormalization (opset 23), InstanceNormalization, Softmax and LogSoftmax
-// (opset 13: one axis), LRN.
+// RMSNormalization (opset 23), InstanceNormalization, Softmax, LogSoftmax and
+// Hardmax (opset 13: one axis), LpNormalization, LRN.
 #include "src/reference/reference_internal.h"
 
 #include <cmath>
@@ -193,6 +193,48 @@ std::vector<Tensor> op_lrn(const OpArgs &a) {
   return {std::move(out)};
 }
 
+/// Hardmax: 1 at the first maximum along the axis (the first NaN, as numpy's
+/// argmax), 0 elsewhere.
+std::vector<Tensor> op_hardmax(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  int rank = X.rank();
+  if (rank == 0) a.fail("input must have rank 1 or more");
+  int axis = normalize_axis(a, a.attr_int("axis", -1), rank);
+  Tensor out = a.make_output(0, X.shape);
+  std::int64_t outer = dims_product(X.shape, 0, axis), len = X.shape[axis], inner = dims_product(X.shape, axis + 1, rank);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < inner; ++i) {
+      auto at = [&](std::int64_t k) { return o * len * inner + k * inner + i; };
+      std::int64_t best = 0;
+      for (std::int64_t k = 1; k < len && !std::isnan(X.get(at(best))); ++k)
+        if (std::isnan(X.get(at(k))) || X.get(at(k)) > X.get(at(best))) best = k;
+      out.set(at(best), 1.0);
+    }
+  return {std::move(out)};
+}
+
+/// LpNormalization: x over its L1 or L2 norm along the axis; 0 where the
+/// norm is 0.
+std::vector<Tensor> op_lp_norm(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  int rank = X.rank();
+  if (rank == 0) a.fail("input must have rank 1 or more");
+  int axis = normalize_axis(a, a.attr_int("axis", -1), rank);
+  std::int64_t p = a.attr_int("p", 2);
+  if (p != 1 && p != 2) a.fail("p must be 1 or 2, got " + std::to_string(p));
+  Tensor out = a.make_output(0, X.shape);
+  std::int64_t outer = dims_product(X.shape, 0, axis), len = X.shape[axis], inner = dims_product(X.shape, axis + 1, rank);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < inner; ++i) {
+      auto at = [&](std::int64_t k) { return o * len * inner + k * inner + i; };
+      double norm = 0;
+      for (std::int64_t k = 0; k < len; ++k) norm += p == 1 ? std::fabs(X.get(at(k))) : X.get(at(k)) * X.get(at(k));
+      if (p == 2) norm = std::sqrt(norm);
+      for (std::int64_t k = 0; k < len; ++k) out.set(at(k), norm == 0 ? 0.0 : X.get(at(k)) / norm);
+    }
+  return {std::move(out)};
+}
+
 std::vector<Tensor> op_softmax(const OpArgs &a) { return softmax(a, false); }
 std::vector<Tensor> op_log_softmax(const OpArgs &a) { return softmax(a, true); }
 
@@ -205,6 +247,8 @@ const OpTable &normalization_ops() {
                                 {"InstanceNormalization", op_instance_norm},
                                 {"Softmax", op_softmax},
                                 {"LogSoftmax", op_log_softmax},
+                                {"Hardmax", op_hardmax},
+                                {"LpNormalization", op_lp_norm},
                                 {"LRN", op_lrn}};
   return table;
 }

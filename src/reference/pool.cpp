@@ -1,5 +1,5 @@
 // Reference MaxPool, AveragePool (pads, strides, dilations, ceil_mode,
-// count_include_pad, auto_pad) and the global pools.
+// count_include_pad, auto_pad), LpPool and the global pools.
 #include "src/reference/reference_internal.h"
 
 #include <cmath>
@@ -117,6 +117,23 @@ std::vector<Tensor> op_average_pool(const OpArgs &a) {
   return {std::move(out)};
 }
 
+/// LpPool: (sum over the window of |x|^p)^(1/p); pads count as zeros.
+std::vector<Tensor> op_lp_pool(const OpArgs &a) {
+  const Tensor &X = a.input(0);
+  std::int64_t p = a.attr_int("p", 2);
+  if (p < 1) a.fail("p must be a positive integer, got " + std::to_string(p));
+  PoolSetup s = setup_pool(a, X);
+  Tensor out = a.make_output(0, s.out_shape);
+  for_each_window(X, s, [&](std::int64_t o, auto visit) {
+    double sum = 0;
+    visit([&](bool inside, std::int64_t off, const std::int64_t *) {
+      if (inside) sum += std::pow(std::fabs(X.get(off)), static_cast<double>(p));
+    });
+    out.set(o, std::pow(sum, 1.0 / static_cast<double>(p)));
+  });
+  return {std::move(out)};
+}
+
 /// Reduces every (n, c) plane over all spatial dims; output [N, C, 1, ...].
 template <class Reduce>
 std::vector<Tensor> global_pool(const OpArgs &a, Reduce reduce) {
@@ -153,6 +170,7 @@ std::vector<Tensor> op_global_max_pool(const OpArgs &a) {
 const OpTable &pool_ops() {
   static const OpTable table = {{"MaxPool", op_max_pool},
                                 {"AveragePool", op_average_pool},
+                                {"LpPool", op_lp_pool},
                                 {"GlobalAveragePool", op_global_average_pool},
                                 {"GlobalMaxPool", op_global_max_pool}};
   return table;

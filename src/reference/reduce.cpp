@@ -1,5 +1,6 @@
 // Reference reductions ReduceSum, ReduceMean, ReduceMax, ReduceMin and
-// ReduceProd (opset 18: axes, keepdims, noop_with_empty_axes).
+// ReduceProd (opset 18: axes, keepdims, noop_with_empty_axes), ArgMax and
+// ArgMin (axis, keepdims, select_last_index).
 #include "src/reference/reference_internal.h"
 
 #include <cmath>
@@ -73,6 +74,42 @@ std::vector<Tensor> op_reduce_max(const OpArgs &a) { return reduce(a, Kind::Max)
 std::vector<Tensor> op_reduce_min(const OpArgs &a) { return reduce(a, Kind::Min); }
 std::vector<Tensor> op_reduce_prod(const OpArgs &a) { return reduce(a, Kind::Prod); }
 
+/// The index of the largest (smallest) value along the axis: the first one,
+/// or the last with select_last_index; a NaN wins over any number, as
+/// numpy's argmax and argmin take the first NaN.
+std::vector<Tensor> arg_extreme(const OpArgs &a, bool max) {
+  const Tensor &X = a.input(0);
+  if (X.rank() == 0) a.fail("data must have rank 1 or more");
+  int axis = normalize_axis(a, a.attr_int("axis", 0), X.rank());
+  bool keepdims = a.attr_int("keepdims", 1) != 0, last = a.attr_int("select_last_index", 0) != 0;
+  Shape out_shape;
+  for (int d = 0; d < X.rank(); ++d) {
+    if (d != axis) out_shape.push_back(X.shape[d]);
+    else if (keepdims) out_shape.push_back(1);
+  }
+  Tensor out = a.make_output(0, out_shape);
+  std::int64_t n = X.shape[axis], inner = dims_product(X.shape, axis + 1, X.rank()),
+               outer = dims_product(X.shape, 0, axis);
+  for (std::int64_t o = 0; o < outer; ++o)
+    for (std::int64_t i = 0; i < inner; ++i) {
+      std::int64_t best = 0;
+      double v = X.get(o * n * inner + i);
+      for (std::int64_t k = 1; k < n; ++k) {
+        double x = X.get((o * n + k) * inner + i);
+        bool better = std::isnan(v) ? last && std::isnan(x)
+                      : std::isnan(x) ? true
+                      : last          ? (max ? x >= v : x <= v)
+                                      : (max ? x > v : x < v);
+        if (better) best = k, v = x;
+      }
+      out.set(o * inner + i, static_cast<double>(best));
+    }
+  return {std::move(out)};
+}
+
+std::vector<Tensor> op_arg_max(const OpArgs &a) { return arg_extreme(a, true); }
+std::vector<Tensor> op_arg_min(const OpArgs &a) { return arg_extreme(a, false); }
+
 }  // namespace
 
 const OpTable &reduce_ops() {
@@ -80,7 +117,9 @@ const OpTable &reduce_ops() {
                                 {"ReduceMean", op_reduce_mean},
                                 {"ReduceMax", op_reduce_max},
                                 {"ReduceMin", op_reduce_min},
-                                {"ReduceProd", op_reduce_prod}};
+                                {"ReduceProd", op_reduce_prod},
+                                {"ArgMax", op_arg_max},
+                                {"ArgMin", op_arg_min}};
   return table;
 }
 

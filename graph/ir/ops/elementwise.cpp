@@ -1,5 +1,6 @@
-// Registry entries of the elementwise operators: unary math and activations,
-// broadcasting binary arithmetic (Mod, PRelu), comparisons, logic, Where,
+// Registry entries of the elementwise operators: unary math (trigonometric
+// and hyperbolic functions, Round), activations, broadcasting binary
+// arithmetic (Mod, PRelu), comparisons, IsInf and IsNaN, logic (Xor), Where,
 // Clip, Cast and CastLike.
 #include "graph/ir/ops/ops_util.h"
 
@@ -77,6 +78,41 @@ std::string mod_expr(const OpContext &ctx, const std::vector<std::string> &a) {
   return a[0] + " - " + a[1] + " * (" + q + " < 0 ? -floor(-" + q + ") : floor(" + q + "))";
 }
 
+/// Round half to even from floor: the fraction decides, and a tie goes to
+/// the even neighbour (f - 2 floor(f / 2) is 0 for an even f). Infinities and
+/// NaN come out as they went in (inf - inf makes every test false).
+std::string round_expr(const OpContext &, const std::vector<std::string> &a) {
+  const std::string &x = a[0];
+  std::string f = "floor(" + x + ")", r = "(" + x + " - " + f + ")";
+  return r + " > 0.5 ? " + f + " + 1 : " + r + " < 0.5 ? " + f + " : " + f + " - 2 * floor(" + f + " / 2) == 0 ? " +
+         f + " : " + f + " + 1";
+}
+
+/// IsInf: which infinities count (both by default); neither gives false,
+/// written as a test no value passes.
+std::string isinf_expr(const OpContext &ctx, const std::vector<std::string> &a) {
+  const std::string &x = a[0];
+  bool neg = ctx.attr_int("detect_negative", 1) != 0, pos = ctx.attr_int("detect_positive", 1) != 0;
+  if (neg && pos) return "abs(" + x + ") == inf";
+  if (pos) return x + " == inf";
+  if (neg) return x + " == (-inf)";
+  return x + " == inf && " + x + " == (-inf)";
+}
+
+/// Celu: max(0, x) + min(0, alpha * (exp(x / alpha) - 1)).
+std::string celu_expr(const OpContext &ctx, const std::vector<std::string> &a) {
+  const std::string &x = a[0];
+  std::string alpha = num(ctx.attr_float("alpha", 1.0));
+  return "max(" + x + ", 0) + min(0, " + alpha + " * (exp(" + x + " / " + alpha + ") - 1))";
+}
+
+/// Shrink: x + bias below -lambd, x - bias above lambd, 0 between.
+std::string shrink_expr(const OpContext &ctx, const std::vector<std::string> &a) {
+  const std::string &x = a[0];
+  std::string bias = num(ctx.attr_float("bias", 0.0)), lambd = num(ctx.attr_float("lambd", 0.5));
+  return x + " < -" + lambd + " ? " + x + " + " + bias + " : " + x + " > " + lambd + " ? " + x + " - " + bias + " : 0";
+}
+
 std::string variadic(const std::vector<std::string> &a, const char *f) {
   std::string e = a[0];
   for (std::size_t i = 1; i < a.size(); ++i) e = std::string(f) + "(" + e + ", " + a[i] + ")";
@@ -101,6 +137,21 @@ const std::vector<Spec> &specs() {
       {"Abs", 1, 1, {"X"}, "Y", Allow::Numeric, Result::Same, 1, [](const OpContext &, const V &a) { return un("abs", a[0]); }, {}, {}},
       {"Erf", 1, 1, {"input"}, "output", Allow::Float, Result::Same, 1, [](const OpContext &, const V &a) { return un("erf", a[0]); }, {}, {}},
       {"Gelu", 1, 1, {"X"}, "Y", Allow::Float, Result::Same, -1, gelu_expr, {{"approximate", AttrKind::String}}, {}},
+      {"Sin", 1, 1, {"input"}, "output", Allow::Float, Result::Same, 1, [](const OpContext &, const V &a) { return un("sin", a[0]); }, {}, {}},
+      {"Cos", 1, 1, {"input"}, "output", Allow::Float, Result::Same, 1, [](const OpContext &, const V &a) { return un("cos", a[0]); }, {}, {}},
+      {"Tan", 1, 1, {"input"}, "output", Allow::Float, Result::Same, 1, [](const OpContext &, const V &a) { return un("tan", a[0]); }, {}, {}},
+      {"Asin", 1, 1, {"input"}, "output", Allow::Float, Result::Same, 1, [](const OpContext &, const V &a) { return un("asin", a[0]); }, {}, {}},
+      {"Acos", 1, 1, {"input"}, "output", Allow::Float, Result::Same, 1, [](const OpContext &, const V &a) { return un("acos", a[0]); }, {}, {}},
+      {"Atan", 1, 1, {"input"}, "output", Allow::Float, Result::Same, 1, [](const OpContext &, const V &a) { return un("atan", a[0]); }, {}, {}},
+      {"Sinh", 1, 1, {"input"}, "output", Allow::Float, Result::Same, 1, [](const OpContext &, const V &a) { return un("sinh", a[0]); }, {}, {}},
+      {"Cosh", 1, 1, {"input"}, "output", Allow::Float, Result::Same, 1, [](const OpContext &, const V &a) { return un("cosh", a[0]); }, {}, {}},
+      {"Asinh", 1, 1, {"input"}, "output", Allow::Float, Result::Same, 1, [](const OpContext &, const V &a) { return un("asinh", a[0]); }, {}, {}},
+      {"Acosh", 1, 1, {"input"}, "output", Allow::Float, Result::Same, 1, [](const OpContext &, const V &a) { return un("acosh", a[0]); }, {}, {}},
+      {"Atanh", 1, 1, {"input"}, "output", Allow::Float, Result::Same, 1, [](const OpContext &, const V &a) { return un("atanh", a[0]); }, {}, {}},
+      {"Round", 1, 1, {"X"}, "Y", Allow::Float, Result::Same, 6, round_expr, {}, {}},
+      {"IsNaN", 1, 1, {"X"}, "Y", Allow::Float, Result::Bool, 1, [](const OpContext &, const V &a) { return a[0] + " != " + a[0]; }, {}, {}},
+      {"IsInf", 1, 1, {"X"}, "Y", Allow::Float, Result::Bool, 2, isinf_expr,
+       {{"detect_negative", AttrKind::Int}, {"detect_positive", AttrKind::Int}}, {}},
       {"HardSigmoid", 1, 1, {"X"}, "Y", Allow::Float, Result::Same, 4,
        [](const OpContext &c, const V &a) {
          return "max(0, min(1, " + num(c.attr_float("alpha", 0.2)) + " * " + a[0] + " + " + num(c.attr_float("beta", 0.5)) + "))";
@@ -114,6 +165,16 @@ const std::vector<Spec> &specs() {
       {"Softplus", 1, 1, {"X"}, "Y", Allow::Float, Result::Same, 5, softplus_expr, {}, {}},
       {"Softsign", 1, 1, {"input"}, "output", Allow::Float, Result::Same, 3,
        [](const OpContext &, const V &a) { return a[0] + " / (1 + abs(" + a[0] + "))"; }, {}, {}},
+      {"Celu", 1, 1, {"X"}, "Y", Allow::Float, Result::Same, 6, celu_expr, {{"alpha", AttrKind::Float}}, {}},
+      {"ThresholdedRelu", 1, 1, {"X"}, "Y", Allow::Float, Result::Same, 1,
+       [](const OpContext &c, const V &a) { return a[0] + " > " + num(c.attr_float("alpha", 1.0)) + " ? " + a[0] + " : 0"; },
+       {{"alpha", AttrKind::Float}}, {}},
+      {"Shrink", 1, 1, {"input"}, "output", Allow::Numeric, Result::Same, 3, shrink_expr,
+       {{"bias", AttrKind::Float}, {"lambd", AttrKind::Float}}, {}},
+      // opset 24: x * sigmoid(alpha * x)
+      {"Swish", 1, 1, {"X"}, "Y", Allow::Float, Result::Same, 3,
+       [](const OpContext &c, const V &a) { return a[0] + " * sigmoid(" + num(c.attr_float("alpha", 1.0)) + " * " + a[0] + ")"; },
+       {{"alpha", AttrKind::Float}}, {}},
       {"Clip", 1, 3, {"input", "min", "max"}, "output", Allow::Numeric, Result::Same, -1, clip_expr,
        {{"min", AttrKind::Float}, {"max", AttrKind::Float}}, {{1, "min"}, {2, "max"}}},
       {"Cast", 1, 1, {"input"}, "output", Allow::Any, Result::CastTo, 0, [](const OpContext &, const V &a) { return a[0]; },
@@ -143,6 +204,7 @@ const std::vector<Spec> &specs() {
       {"GreaterOrEqual", 2, 2, {"A", "B"}, "C", Allow::Numeric, Result::Bool, 1, [](const OpContext &, const V &a) { return bin(a, ">="); }, {}, {}},
       {"And", 2, 2, {"A", "B"}, "C", Allow::Bool, Result::Bool, 1, [](const OpContext &, const V &a) { return bin(a, "&&"); }, {}, {}},
       {"Or", 2, 2, {"A", "B"}, "C", Allow::Bool, Result::Bool, 1, [](const OpContext &, const V &a) { return bin(a, "||"); }, {}, {}},
+      {"Xor", 2, 2, {"A", "B"}, "C", Allow::Bool, Result::Bool, 1, [](const OpContext &, const V &a) { return bin(a, "!="); }, {}, {}},
       {"Where", 3, 3, {"condition", "X", "Y"}, "output", Allow::Any, Result::Same, 1,
        [](const OpContext &, const V &a) { return a[0] + " ? " + a[1] + " : " + a[2]; }, {}, {}},
   };

@@ -1,6 +1,7 @@
 // Registry entries of the layout operators: Transpose, Reshape, Flatten,
-// Squeeze, Unsqueeze, Expand and Tile (views, broadcasts and repeats, no
-// arithmetic).
+// Squeeze, Unsqueeze, Expand, Tile, DepthToSpace, SpaceToDepth (views,
+// broadcasts, repeats and block rearrangements, no arithmetic), Trilu (a
+// triangle of the last two axes), EyeLike (ones on a diagonal) and OneHot.
 #include "graph/ir/ops/ops_util.h"
 
 #include <algorithm>
@@ -306,6 +307,159 @@ OpDefinition define_tile(const OpContext &ctx) {
   return {call("output", idx) + " = " + call("input", subs), in_names(ctx, {"input", "repeats"}), {"output"}};
 }
 
+// ---- Trilu -----------------------------------------------------------------------
+
+/// The diagonal offset k as Compute text: the attribute of that name (where
+/// the front end put a constant input), 0 when omitted, or a read of the
+/// run-time input k (i64, one element), which only the condition reads.
+/// Checks the upper attribute and the input's rank too.
+std::string trilu_k(const OpContext &ctx) {
+  std::int64_t upper = ctx.attr_int("upper", 1);
+  if (upper != 0 && upper != 1) fail(ctx, "upper must be 0 or 1, got " + std::to_string(upper));
+  require_rank_at_least(ctx, in(ctx, 0), 2, "input");
+  if (!has_input(ctx, 1)) return num(static_cast<double>(ctx.attr_int("k", 0)));
+  if (ctx.attr("k")) fail(ctx, "k is given both as an input and as the attribute");
+  const TensorType &k = in(ctx, 1);
+  if (k.dtype != DType::I64) fail(ctx, "k must be i64, got " + k.str());
+  if (k.rank() > 1 || (k.rank() == 1 && k.shape[0] != Dim(1))) fail(ctx, "k must hold one value, got " + k.str());
+  return k.rank() == 0 ? "k()" : "k(0)";
+}
+
+std::vector<TensorType> infer_trilu(const OpContext &ctx) {
+  trilu_k(ctx);
+  return {in(ctx, 0)};
+}
+
+/// output(.., r, c) = input(.., r, c) where c - r >= k (upper) or c - r <= k
+/// (lower), 0 elsewhere: an affine condition on the last two indices when k
+/// is a constant.
+OpDefinition define_trilu(const OpContext &ctx) {
+  std::string k = trilu_k(ctx);
+  int r = in(ctx, 0).rank();
+  std::vector<std::string> idx = index_names(r);
+  bool upper = ctx.attr_int("upper", 1) != 0;
+  std::string cond = idx[r - 1] + " - " + idx[r - 2] + (upper ? " >= " : " <= ") + k;
+  return {call("output", idx) + " = " + cond + " ? " + call("input", idx) + " : 0", in_names(ctx, {"input", "k"}),
+          {"output"}};
+}
+
+// ---- DepthToSpace, SpaceToDepth --------------------------------------------------
+
+struct Blocks {
+  std::int64_t b, C, H, W;
+  bool dcr;  ///< mode DCR (depth-column-row, the default) or CRD
+};
+
+/// blocksize and mode, with the concrete C, H and W that the block
+/// arithmetic of the subscripts needs; N may be symbolic.
+Blocks blocks(const OpContext &ctx) {
+  const TensorType &X = in(ctx, 0);
+  if (X.rank() != 4) fail(ctx, "input must be N x C x H x W, got " + X.str());
+  if (!ctx.attr("blocksize")) fail(ctx, "'blocksize' is required");
+  Blocks k{ctx.attr_int("blocksize", 1), concrete(ctx, X.shape[1], "block rearrangement"),
+           concrete(ctx, X.shape[2], "block rearrangement"), concrete(ctx, X.shape[3], "block rearrangement"), true};
+  if (k.b < 1) fail(ctx, "blocksize must be positive, got " + std::to_string(k.b));
+  std::string mode = ctx.attr_string("mode", "DCR");
+  if (mode != "DCR" && mode != "CRD") fail(ctx, "mode must be 'DCR' or 'CRD', not '" + mode + "'");
+  k.dcr = mode == "DCR";
+  if (ctx.node.op == "DepthToSpace" && k.C % (k.b * k.b) != 0)
+    fail(ctx, "channels " + std::to_string(k.C) + " are not a multiple of blocksize^2 = " + std::to_string(k.b * k.b));
+  if (ctx.node.op == "SpaceToDepth" && (k.H % k.b != 0 || k.W % k.b != 0))
+    fail(ctx, "H " + std::to_string(k.H) + " and W " + std::to_string(k.W) + " must be multiples of blocksize " +
+                  std::to_string(k.b));
+  return k;
+}
+
+std::vector<TensorType> infer_blocks(const OpContext &ctx) {
+  Blocks k = blocks(ctx);
+  TensorType t = in(ctx, 0);
+  if (ctx.node.op == "DepthToSpace") t.shape = {t.shape[0], Dim(k.C / (k.b * k.b)), Dim(k.H * k.b), Dim(k.W * k.b)};
+  else t.shape = {t.shape[0], Dim(k.C * k.b * k.b), Dim(k.H / k.b), Dim(k.W / k.b)};
+  return {t};
+}
+
+/// DepthToSpace: output (n, c, y, x) reads channel (y % b * b + x % b) * C/b^2
+/// + c (DCR) or c * b^2 + y % b * b + x % b (CRD) at (y / b, x / b).
+/// SpaceToDepth is its inverse: output channel o reads channel o % C at block
+/// offset (o / C / b, o / C % b) (DCR), or channel o / b^2 at offset
+/// (o / b % b, o % b) (CRD).
+OpDefinition define_blocks(const OpContext &ctx) {
+  Blocks k = blocks(ctx);
+  std::string b = std::to_string(k.b), bb = std::to_string(k.b * k.b);
+  std::vector<std::string> idx = index_names(4), xs = idx;
+  if (ctx.node.op == "DepthToSpace") {
+    std::string offset = "i2 % " + b + " * " + b + " + i3 % " + b;
+    xs[1] = k.dcr ? "(" + offset + ") * " + std::to_string(k.C / (k.b * k.b)) + " + i1" : "i1 * " + bb + " + " + offset;
+    xs[2] = "i2 / " + b;
+    xs[3] = "i3 / " + b;
+  } else {
+    std::string C = std::to_string(k.C);
+    xs[1] = k.dcr ? "i1 % " + C : "i1 / " + bb;
+    xs[2] = "i2 * " + b + " + " + (k.dcr ? "i1 / " + C + " / " + b : "i1 / " + b + " % " + b);
+    xs[3] = "i3 * " + b + " + " + (k.dcr ? "i1 / " + C + " % " + b : "i1 % " + b);
+  }
+  return {call("output", idx) + " = " + call("input", xs), {"input"}, {"output"}};
+}
+
+// ---- EyeLike -------------------------------------------------------------------
+
+std::vector<TensorType> infer_eyelike(const OpContext &ctx) {
+  TensorType t = in(ctx, 0);
+  if (t.rank() != 2) fail(ctx, "input must be a matrix (rank 2), got " + t.str());
+  if (const nlohmann::json *d = ctx.attr("dtype")) {
+    std::optional<DType> dt;
+    if (d->is_string()) dt = parse_dtype(d->get<std::string>());
+    else if (d->is_number_integer()) dt = dtype_from_onnx(d->get<long long>());
+    if (!dt) fail(ctx, "attribute 'dtype' names element type " + d->dump() + ", which Atoll does not support");
+    t.dtype = *dt;
+  }
+  return {t};
+}
+
+/// output(r, c) = 1 where c - r == k, else 0; the input gives only the shape.
+OpDefinition define_eyelike(const OpContext &ctx) {
+  return {"output(i0, i1) = i1 - i0 == " + num(static_cast<double>(ctx.attr_int("k", 0))) + " ? 1 : 0", {"input"},
+          {"output"}};
+}
+
+// ---- OneHot --------------------------------------------------------------------
+
+/// The depth (a constant input, or the attribute of that name) and the
+/// position of the new axis in the output.
+std::pair<std::int64_t, int> onehot_plan(const OpContext &ctx) {
+  no_runtime_input(ctx, 1, "depth");
+  if (!ctx.attr("depth")) fail(ctx, "'depth' is required");
+  std::int64_t depth = ctx.attr_int("depth", 0);
+  if (depth < 1) fail(ctx, "depth must be positive, got " + std::to_string(depth));
+  const TensorType &I = in(ctx, 0), &V = in(ctx, 2);
+  require_numeric(ctx, I, "indices");
+  if (V.rank() != 1 || V.shape[0] != Dim(2)) fail(ctx, "values must hold two values [off, on], got " + V.str());
+  return {depth, norm_axis(ctx, ctx.attr_int("axis", -1), I.rank() + 1, "axis")};
+}
+
+std::vector<TensorType> infer_onehot(const OpContext &ctx) {
+  auto [depth, axis] = onehot_plan(ctx);
+  TensorType t{in(ctx, 2).dtype, in(ctx, 0).shape};
+  t.shape.insert(t.shape.begin() + axis, Dim(depth));
+  return {t};
+}
+
+/// output(.., d, ..) = values(1) where the index (negative counts from the
+/// end; a float truncates toward zero) equals d, values(0) elsewhere; an
+/// index out of range matches no position.
+OpDefinition define_onehot(const OpContext &ctx) {
+  auto [depth, axis] = onehot_plan(ctx);
+  const TensorType &I = in(ctx, 0);
+  std::vector<std::string> idx = index_names(I.rank() + 1), is = idx;
+  is.erase(is.begin() + axis);
+  std::string at = call("indices", is);
+  if (!is_integer(I.dtype)) at = "(" + at + " < 0 ? -floor(-" + at + ") : floor(" + at + "))";
+  std::string d = std::to_string(depth);
+  return {call("output", idx) + " = (" + at + " < 0 ? " + at + " + " + d + " : " + at + ") == " + idx[axis] +
+              " ? values(1) : values(0)",
+          in_names(ctx, {"indices", "depth", "values"}), {"output"}};
+}
+
 std::int64_t no_flops(const OpContext &) { return 0; }
 
 }  // namespace
@@ -326,6 +480,16 @@ std::vector<OpInfo> movement_ops() {
              no_flops, define_expand},
       OpInfo{"Tile", PatternKind::Injective, 1, 2, 1, 1, {{"repeats", AttrKind::Ints}}, {{1, "repeats"}}, infer_tile,
              no_flops, define_tile},
+      OpInfo{"DepthToSpace", PatternKind::Injective, 1, 1, 1, 1, {{"blocksize", AttrKind::Int}, {"mode", AttrKind::String}},
+             {}, infer_blocks, no_flops, define_blocks},
+      OpInfo{"SpaceToDepth", PatternKind::Injective, 1, 1, 1, 1, {{"blocksize", AttrKind::Int}, {"mode", AttrKind::String}},
+             {}, infer_blocks, no_flops, define_blocks},
+      OpInfo{"EyeLike", PatternKind::Injective, 1, 1, 1, 1, {{"k", AttrKind::Int}, {"dtype", AttrKind::DType}}, {},
+             infer_eyelike, no_flops, define_eyelike},
+      OpInfo{"OneHot", PatternKind::Injective, 3, 3, 1, 1, {{"axis", AttrKind::Int}, {"depth", AttrKind::Int}},
+             {{1, "depth"}}, infer_onehot, no_flops, define_onehot},
+      OpInfo{"Trilu", PatternKind::Injective, 1, 2, 1, 1, {{"upper", AttrKind::Int}, {"k", AttrKind::Int}}, {{1, "k"}},
+             infer_trilu, no_flops, define_trilu},
   };
 }
 

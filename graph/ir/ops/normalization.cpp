@@ -1,6 +1,6 @@
 // Registry entries of the normalizations: BatchNormalization (inference),
 // LayerNormalization, RMSNormalization, InstanceNormalization, Softmax,
-// LogSoftmax and LRN.
+// LogSoftmax, Hardmax, LpNormalization and LRN.
 #include "graph/ir/ops/ops_util.h"
 
 namespace atl::ops {
@@ -228,6 +228,60 @@ OpDefinition define_softmax(const OpContext &ctx) {
   return {text, {"input"}, {"output"}, {"mx"}};
 }
 
+// ---- Hardmax (opset 13: one axis) -----------------------------------------------
+
+std::int64_t flops_hardmax(const OpContext &ctx) { return 3 * elements(ctx.outputs[0].shape); }
+
+/// 1 at the first maximum along the axis (a NaN counts as the maximum, as
+/// numpy's argmax takes the first NaN), 0 elsewhere:
+///   mx(i0) max=! input(i0, i1)
+///   first(i0) min=! (input(i0, i1) == mx(i0) || input(i0, i1) != input(i0, i1) ? i1 : (5 - 1))
+///   output(i0, i1) = i1 == first(i0) ? 1 : 0
+OpDefinition define_hardmax(const OpContext &ctx) {
+  const TensorType &X = in(ctx, 0);
+  int axis = softmax_axis(ctx), r = X.rank();
+  std::vector<std::string> idx = index_names(r);
+  std::vector<std::string> row = concat(pick(idx, 0, axis), pick(idx, axis + 1, r));
+  std::string x = call("input", idx), mx = call("mx", row), first = call("first", row);
+  std::string text = mx + " max=! " + x + "\n" + first + " min=! (" + x + " == " + mx + " || " + x + " != " + x +
+                     " ? " + idx[axis] + " : (" + dim_text(X.shape[axis]) + " - 1))\n";
+  text += call("output", idx) + " = " + idx[axis] + " == " + first + " ? 1 : 0";
+  return {text, {"input"}, {"output"}};
+}
+
+// ---- LpNormalization ------------------------------------------------------------
+
+std::int64_t lp_order(const OpContext &ctx) {
+  std::int64_t p = ctx.attr_int("p", 2);
+  if (p != 1 && p != 2) fail(ctx, "p must be 1 or 2, got " + std::to_string(p));
+  return p;
+}
+
+std::vector<TensorType> infer_lpnorm(const OpContext &ctx) {
+  std::vector<TensorType> out = infer_softmax(ctx);
+  lp_order(ctx);
+  return out;
+}
+
+std::int64_t flops_lpnorm(const OpContext &ctx) { return 3 * elements(ctx.outputs[0].shape); }
+
+/// x divided by the L1 or L2 norm along the axis; a row whose norm is 0
+/// gives 0 (ONNX's reference takes 0 / 0 as 0):
+///   nrm(i0) +=! input(i0, i1) * input(i0, i1)
+///   nrm(i0) = sqrt(nrm(i0))
+///   output(i0, i1) = nrm(i0) == 0 ? 0 : input(i0, i1) / nrm(i0)
+OpDefinition define_lpnorm(const OpContext &ctx) {
+  int axis = softmax_axis(ctx), r = in(ctx, 0).rank();
+  std::int64_t p = lp_order(ctx);
+  std::vector<std::string> idx = index_names(r);
+  std::vector<std::string> row = concat(pick(idx, 0, axis), pick(idx, axis + 1, r));
+  std::string x = call("input", idx), nrm = call("nrm", row);
+  std::string text = nrm + " +=! " + (p == 1 ? "abs(" + x + ")" : x + " * " + x) + "\n";
+  if (p == 2) text += nrm + " = sqrt(" + nrm + ")\n";
+  text += call("output", idx) + " = " + nrm + " == 0 ? 0 : " + x + " / " + nrm;
+  return {text, {"input"}, {"output"}};
+}
+
 // ---- LRN --------------------------------------------------------------------
 
 std::vector<TensorType> infer_lrn(const OpContext &ctx) {
@@ -281,6 +335,10 @@ std::vector<OpInfo> normalization_ops() {
              flops_softmax, define_softmax},
       OpInfo{"LogSoftmax", PatternKind::Reduction, 1, 1, 1, 1, {{"axis", AttrKind::Int}}, {}, infer_softmax,
              flops_softmax, define_softmax},
+      OpInfo{"Hardmax", PatternKind::Reduction, 1, 1, 1, 1, {{"axis", AttrKind::Int}}, {}, infer_softmax,
+             flops_hardmax, define_hardmax},
+      OpInfo{"LpNormalization", PatternKind::Reduction, 1, 1, 1, 1, {{"axis", AttrKind::Int}, {"p", AttrKind::Int}}, {},
+             infer_lpnorm, flops_lpnorm, define_lpnorm},
       OpInfo{"LRN", PatternKind::Reduction, 1, 1, 1, 1,
              {{"alpha", AttrKind::Float}, {"beta", AttrKind::Float}, {"bias", AttrKind::Float}, {"size", AttrKind::Int}},
              {}, infer_lrn, flops_lrn, define_lrn},

@@ -1,15 +1,24 @@
 // Registry entries of the pools: MaxPool, AveragePool (ceil_mode, dilations,
-// count_include_pad), GlobalAveragePool and GlobalMaxPool.
+// count_include_pad), LpPool (p), GlobalAveragePool and GlobalMaxPool.
 #include "graph/ir/ops/ops_util.h"
 
 namespace atl::ops {
 namespace {
 
+std::vector<AttrSpec> window_attrs() {
+  return {{"auto_pad", AttrKind::String}, {"ceil_mode", AttrKind::Int}, {"dilations", AttrKind::Ints},
+          {"kernel_shape", AttrKind::Ints}, {"pads", AttrKind::Ints}, {"strides", AttrKind::Ints}};
+}
+
 std::vector<AttrSpec> pool_attrs(bool max) {
-  std::vector<AttrSpec> a = {{"auto_pad", AttrKind::String}, {"ceil_mode", AttrKind::Int},
-                             {"dilations", AttrKind::Ints},  {"kernel_shape", AttrKind::Ints},
-                             {"pads", AttrKind::Ints},       {"strides", AttrKind::Ints}};
+  std::vector<AttrSpec> a = window_attrs();
   a.push_back(max ? AttrSpec{"storage_order", AttrKind::Int} : AttrSpec{"count_include_pad", AttrKind::Int});
+  return a;
+}
+
+std::vector<AttrSpec> lp_pool_attrs() {
+  std::vector<AttrSpec> a = window_attrs();
+  a.push_back({"p", AttrKind::Int});
   return a;
 }
 
@@ -29,6 +38,8 @@ Window pool_window(const OpContext &ctx) {
   std::vector<std::int64_t> kernel = kernel_shape(ctx, X.shape.size() - 2, {});
   if (ctx.node.op == "MaxPool" && ctx.attr_int("storage_order", 0) != 0 && ctx.attr_int("storage_order", 0) != 1)
     fail(ctx, "storage_order must be 0 or 1");
+  if (ctx.node.op == "LpPool" && ctx.attr_int("p", 2) < 1)
+    fail(ctx, "p must be a positive integer, got " + std::to_string(ctx.attr_int("p", 2)));
   Window w = resolve_window(ctx, X, kernel, true);
   for (std::size_t i = 0; i < kernel.size(); ++i) {
     std::int64_t extent = (kernel[i] - 1) * w.dilations[i] + 1;
@@ -56,6 +67,7 @@ std::int64_t kernel_size(const Window &w) {
 std::int64_t flops_pool(const OpContext &ctx) {
   Window w = pool_window(ctx);
   std::int64_t outs = elements(ctx.outputs[0].shape);
+  if (ctx.node.op == "LpPool") return outs * (2 * kernel_size(w) + 1);
   return outs * kernel_size(w) + (ctx.node.op == "AveragePool" ? outs : 0);
 }
 
@@ -77,8 +89,16 @@ OpDefinition define_pool(const OpContext &ctx) {
     kr.push_back({"k" + sp[i], w.kernel[i]});
   }
   std::string x = call("X", xs);
-  if (w.reads_outside()) x = "guard(" + x + ", " + (avg ? "0" : "-inf") + ")";
+  bool lp = ctx.node.op == "LpPool";
+  if (w.reads_outside()) x = "guard(" + x + ", " + (avg || lp ? "0" : "-inf") + ")";
   std::string Y = call("Y", y);
+  if (lp) {
+    // (sum over the window of |x|^p)^(1/p); pads count as zeros.
+    std::int64_t p = ctx.attr_int("p", 2);
+    std::string term = p == 1 ? "abs(" + x + ")" : p == 2 ? x + " * " + x : "pow(abs(" + x + "), " + num(p) + ")";
+    std::string root = p == 1 ? Y : p == 2 ? "sqrt(" + Y + ")" : "pow(" + Y + ", " + num(1.0 / static_cast<double>(p)) + ")";
+    return {Y + " +=! " + term + " where " + where_clause(kr) + "\n" + Y + " = " + root, {"X"}, {"Y"}};
+  }
   std::string text = Y + (avg ? " +=! " : " max=! ") + x + " where " + where_clause(kr);
   if (avg) {
     // Which window positions count: the input, or the input with its pads.
@@ -156,6 +176,7 @@ std::vector<OpInfo> pool_ops() {
       OpInfo{"MaxPool", PatternKind::Reduction, 1, 1, 1, 2, pool_attrs(true), {}, infer_pool, flops_pool, define_pool},
       OpInfo{"AveragePool", PatternKind::Reduction, 1, 1, 1, 1, pool_attrs(false), {}, infer_pool, flops_pool,
              define_pool},
+      OpInfo{"LpPool", PatternKind::Reduction, 1, 1, 1, 1, lp_pool_attrs(), {}, infer_pool, flops_pool, define_pool},
       OpInfo{"GlobalAveragePool", PatternKind::Reduction, 1, 1, 1, 1, {}, {}, infer_global, flops_global, define_global},
       OpInfo{"GlobalMaxPool", PatternKind::Reduction, 1, 1, 1, 1, {}, {}, infer_global, flops_global, define_global},
   };

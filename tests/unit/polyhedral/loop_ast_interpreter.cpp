@@ -150,6 +150,17 @@ private:
       case compute::Func::Min: return std::min(a, value(*e.args[1]));
       case compute::Func::Max: return std::max(a, value(*e.args[1]));
       case compute::Func::Pow: return std::pow(a, value(*e.args[1]));
+      case compute::Func::Sin: return std::sin(a);
+      case compute::Func::Cos: return std::cos(a);
+      case compute::Func::Tan: return std::tan(a);
+      case compute::Func::Asin: return std::asin(a);
+      case compute::Func::Acos: return std::acos(a);
+      case compute::Func::Atan: return std::atan(a);
+      case compute::Func::Sinh: return std::sinh(a);
+      case compute::Func::Cosh: return std::cosh(a);
+      case compute::Func::Asinh: return std::asinh(a);
+      case compute::Func::Acosh: return std::acosh(a);
+      case compute::Func::Atanh: return std::atanh(a);
       }
       return 0;
     }

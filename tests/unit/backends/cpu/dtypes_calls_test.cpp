@@ -129,6 +129,17 @@ TEST_CASE("cpu: every built-in function matches libm in float and in double") {
       {Func::Min, [](double x, double y) { return std::fmin(x, y); }, -3, 3},
       {Func::Max, [](double x, double y) { return std::fmax(x, y); }, -3, 3},
       {Func::Pow, [](double x, double y) { return std::pow(x, y); }, 0.1, 4},
+      {Func::Sin, [](double x, double) { return std::sin(x); }, -6, 6},
+      {Func::Cos, [](double x, double) { return std::cos(x); }, -6, 6},
+      {Func::Tan, [](double x, double) { return std::tan(x); }, -1.5, 1.5},
+      {Func::Asin, [](double x, double) { return std::asin(x); }, -1, 1},
+      {Func::Acos, [](double x, double) { return std::acos(x); }, -1, 1},
+      {Func::Atan, [](double x, double) { return std::atan(x); }, -8, 8},
+      {Func::Sinh, [](double x, double) { return std::sinh(x); }, -5, 5},
+      {Func::Cosh, [](double x, double) { return std::cosh(x); }, -5, 5},
+      {Func::Asinh, [](double x, double) { return std::asinh(x); }, -9, 9},
+      {Func::Acosh, [](double x, double) { return std::acosh(x); }, 1, 9},
+      {Func::Atanh, [](double x, double) { return std::atanh(x); }, -0.95, 0.95},
   };
   const int N = 37;
   for (DType out : {DType::F32, DType::I32}) {  // I32 output alongside makes the kernel compute in double

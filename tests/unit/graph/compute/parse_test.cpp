@@ -88,7 +88,8 @@ TEST_CASE("compute parser: literals, inf, calls and reads") {
   const Expr &g = rhs_of("y(i) = guard(x(i - 1), 0)");
   CHECK(g.kind == ExprKind::Guard);
   CHECK(g.args[0]->kind == ExprKind::Read);
-  for (const char *f : {"exp", "log", "sqrt", "tanh", "sigmoid", "erf", "abs", "floor"})
+  for (const char *f : {"exp", "log", "sqrt", "tanh", "sigmoid", "erf", "abs", "floor", "sin", "cos", "tan", "asin",
+                        "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh"})
     CHECK(rhs_of(std::string("y() = ") + f + "(a)").kind == ExprKind::Call);
   for (const char *f : {"min", "max", "pow"}) CHECK(rhs_of(std::string("y() = ") + f + "(a, b)").kind == ExprKind::Call);
 }

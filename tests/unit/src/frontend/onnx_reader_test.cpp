@@ -109,6 +109,30 @@ TEST_CASE("onnx: an initializer also listed as a graph input (IR 3) is a weight"
   CHECK(g.tensor("w").role == TensorRole::Weight);
 }
 
+TEST_CASE("onnx: opset 12 Hardmax flattens as Softmax: one 1 in each row of the trailing dimensions") {
+  onnx::ModelProto m = make_model(12);
+  auto *g = m.mutable_graph();
+  *g->add_input() = value_info("x", {2, 3, 4});
+  *g->add_output() = value_info("y", {2, 3, 4});
+  add_int_attr(add_node(g, "Hardmax", {"x"}, {"y"}, "hm"), "axis", 1);
+  Graph graph = read(m);
+  std::vector<std::string> ops;
+  for (NodeId v : graph.order()) ops.push_back(graph.node(v).op);
+  CHECK(ops == std::vector<std::string>{"Reshape", "Hardmax", "Reshape"});
+  Tensor x(DType::F32, {2, 3, 4});
+  for (std::int64_t i = 0; i < x.numel(); ++i) x.set(i, static_cast<double>(i % 7));
+  std::map<std::string, Tensor> values = {{"x", x}};
+  for (NodeId v : graph.order()) {
+    std::map<std::string, const Tensor *> in;
+    for (const std::string &t : graph.node(v).inputs)
+      if (!t.empty()) in[t] = &values.at(t);
+    values[graph.node(v).outputs[0]] = evaluate_node(graph, v, in)[0];
+  }
+  // Rows of 12 (i % 7): the first maximum, 6, is at 6 in the first row and at 13 in the second.
+  const Tensor &y = values.at("y");
+  for (std::int64_t i = 0; i < y.numel(); ++i) CHECK(y.get(i) == (i == 6 || i == 13 ? 1.0 : 0.0));
+}
+
 TEST_CASE("onnx: opset 12 Softmax on a middle axis flattens the trailing dimensions") {
   onnx::ModelProto m = make_model(12);
   auto *g = m.mutable_graph();

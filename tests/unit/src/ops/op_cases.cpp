@@ -1,6 +1,7 @@
 // The operator sweep's cases (see op_cases.h).
 #include "tests/unit/src/ops/op_cases.h"
 
+#include <cmath>
 #include <sstream>
 
 namespace atl::test {
@@ -275,12 +276,128 @@ std::vector<Case> wide_and_unsigned_cases() {
   return cases;
 }
 
+/// The operators added after the sweep's first set (ArgMax to OneHot). They
+/// come last: the random schedule sweep gives each variant the seed of its
+/// position in the pool (random_schedules_test.cpp), so cases placed after
+/// the earlier ones leave those cases' seeds as they were.
+std::vector<Case> later_cases() {
+  std::vector<Case> cases;
+  // trigonometric and hyperbolic functions over their domains
+  cases.push_back({"Sin", {In{{2, 1, 7}, DType::F32, "uniform(-6,6)"}}});
+  cases.push_back({"Sin", {In{{3, 5, 2, 3}, DType::F32, "uniform(-6,6)"}}});
+  cases.push_back({"Cos", {In{{2, 1, 7}, DType::F32, "uniform(-6,6)"}}});
+  cases.push_back({"Cos", {In{{3, 5, 2, 3}, DType::F32, "uniform(-6,6)"}}});
+  cases.push_back({"Tan", {In{{2, 1, 7}, DType::F32, "uniform(-1.5,1.5)"}}});
+  cases.push_back({"Tan", {In{{3, 5, 2, 3}, DType::F32, "uniform(-1.5,1.5)"}}});
+  cases.push_back({"Asin", {In{{2, 1, 7}, DType::F32, "uniform(-1,1)"}}});
+  cases.push_back({"Asin", {In{{3, 5, 2, 3}, DType::F32, "uniform(-1,1)"}}});
+  cases.push_back({"Acos", {In{{2, 1, 7}, DType::F32, "uniform(-1,1)"}}});
+  cases.push_back({"Acos", {In{{3, 5, 2, 3}, DType::F32, "uniform(-1,1)"}}});
+  cases.push_back({"Atan", {In{{2, 1, 7}, DType::F32, "uniform(-8,8)"}}});
+  cases.push_back({"Atan", {In{{3, 5, 2, 3}, DType::F32, "uniform(-8,8)"}}});
+  cases.push_back({"Sinh", {In{{2, 1, 7}, DType::F32, "uniform(-5,5)"}}});
+  cases.push_back({"Sinh", {In{{3, 5, 2, 3}, DType::F32, "uniform(-5,5)"}}});
+  cases.push_back({"Cosh", {In{{2, 1, 7}, DType::F32, "uniform(-5,5)"}}});
+  cases.push_back({"Cosh", {In{{3, 5, 2, 3}, DType::F32, "uniform(-5,5)"}}});
+  cases.push_back({"Asinh", {In{{2, 1, 7}, DType::F32, "uniform(-9,9)"}}});
+  cases.push_back({"Asinh", {In{{3, 5, 2, 3}, DType::F32, "uniform(-9,9)"}}});
+  cases.push_back({"Acosh", {In{{2, 1, 7}, DType::F32, "uniform(1,9)"}}});
+  cases.push_back({"Acosh", {In{{3, 5, 2, 3}, DType::F32, "uniform(1,9)"}}});
+  cases.push_back({"Atanh", {In{{2, 1, 7}, DType::F32, "uniform(-0.95,0.95)"}}});
+  cases.push_back({"Atanh", {In{{3, 5, 2, 3}, DType::F32, "uniform(-0.95,0.95)"}}});
+  cases.push_back({"Cos", {In{{9}, DType::F32, "uniform(-6,6)"}}});
+  cases.push_back({"Tan", {In{{9}, DType::F32, "uniform(-1.5,1.5)"}}});
+  cases.push_back({"Asin", {In{{9}, DType::F32, "uniform(-1,1)"}}});
+  cases.push_back({"Acos", {In{{9}, DType::F32, "uniform(-1,1)"}}});
+  cases.push_back({"Atan", {In{{9}, DType::F32, "uniform(-8,8)"}}});
+  cases.push_back({"Sinh", {In{{9}, DType::F32, "uniform(-5,5)"}}});
+  cases.push_back({"Cosh", {In{{9}, DType::F32, "uniform(-5,5)"}}});
+  cases.push_back({"Asinh", {In{{9}, DType::F32, "uniform(-9,9)"}}});
+  cases.push_back({"Acosh", {In{{9}, DType::F32, "uniform(1,9)"}}});
+  cases.push_back({"Atanh", {In{{9}, DType::F32, "uniform(-0.95,0.95)"}}});
+  cases.push_back({"Sin", {typed({4, 3}, DType::F16, "uniform(-3,3)")}});
+  cases.push_back({"Round", {typed({4, 5}, DType::F16, "range(-5,0.5)")}});
+  cases.push_back({"IsNaN", {typed({3, 4}, DType::BF16)}});
+  cases.push_back({"Xor", {typed({}, DType::Bool), typed({2, 5}, DType::Bool)}});
+  cases.push_back({"Celu", {typed({3, 4}, DType::F16, "uniform(-3,3)")}, {{"alpha", 0.5}}});
+  cases.push_back({"ThresholdedRelu", {typed({3, 4}, DType::F16, "uniform(-3,3)")}, {{"alpha", -0.5}}});
+  cases.push_back({"Swish", {typed({3, 4}, DType::BF16, "uniform(-3,3)")}});
+  // Round: halves (ties to even, both signs) among other values
+  cases.push_back({"Round", {In{{3, 5, 2, 3}, DType::F32, "range(-11.5,0.25)"}}});
+  cases.push_back({"Round", {In{{2, 1, 7}, DType::F32, "uniform(-20,20)"}}});
+  cases.push_back({"IsNaN", {In{{5}, DType::F32, "", std::vector<double>{NAN, 1, INFINITY, -0.0, NAN}}}});
+  cases.push_back({"IsNaN", {f({2, 1, 7})}});
+  for (int neg : {0, 1})
+    for (int pos : {0, 1})
+      cases.push_back({"IsInf", {In{{6}, DType::F32, "", std::vector<double>{INFINITY, -INFINITY, NAN, 1, -1e30, 0}}},
+                       {{"detect_negative", neg}, {"detect_positive", pos}}});
+  cases.push_back({"IsInf", {f({3, 5, 2, 3})}});
+  cases.push_back({"Xor", {typed({7}, DType::Bool), typed({7}, DType::Bool)}});
+  cases.push_back({"Xor", {typed({3, 1}, DType::Bool), typed({1, 4}, DType::Bool)}});
+  cases.push_back({"Celu", {In{{3, 5, 2, 3}, DType::F32, "uniform(-5,5)"}}});
+  cases.push_back({"Celu", {In{{2, 1, 7}, DType::F32, "uniform(-5,5)"}}, {{"alpha", 2.5}}});
+  cases.push_back({"ThresholdedRelu", {In{{3, 5, 2, 3}, DType::F32, "uniform(-3,3)"}}});
+  cases.push_back({"ThresholdedRelu", {f({9})}, {{"alpha", 0.2}}});
+  cases.push_back({"Shrink", {In{{3, 5, 2, 3}, DType::F32, "uniform(-2,2)"}}});
+  cases.push_back({"Shrink", {f({2, 1, 7})}, {{"bias", 0.25}, {"lambd", 0.3}}});
+  cases.push_back({"Shrink", {typed({9}, DType::I32, "uniform(-9,9)")}, {{"bias", 1}, {"lambd", 2}}});
+  cases.push_back({"Swish", {In{{3, 5, 2, 3}, DType::F32, "uniform(-6,6)"}}});
+  cases.push_back({"Swish", {f({2, 1, 7})}, {{"alpha", 1.7}}});
+  cases.push_back({"LpPool", {f({1, 2, 7, 7})}, {{"kernel_shape", {3, 3}}}});
+  cases.push_back({"LpPool", {f({1, 3, 8, 9})}, {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}});
+  cases.push_back({"LpPool", {f({2, 2, 7, 6})}, {{"kernel_shape", {2, 3}}, {"strides", {2, 2}}, {"ceil_mode", 1}, {"p", 1}}});
+  cases.push_back({"LpPool", {f({1, 1, 9})}, {{"kernel_shape", {4}}, {"auto_pad", "SAME_LOWER"}, {"p", 3}}});
+  cases.push_back({"LpPool", {f({1, 2, 9, 8})}, {{"kernel_shape", {2, 2}}, {"dilations", {2, 3}}, {"auto_pad", "SAME_UPPER"}}});
+  // Hardmax: ties in small integers (the first maximum wins)
+  cases.push_back({"Hardmax", {f({3, 7})}});
+  cases.push_back({"Hardmax", {In{{2, 5, 3}, DType::F32, "uniform(-2,2)"}}, {{"axis", 1}}});
+  cases.push_back({"Hardmax", {In{{2, 4}, DType::F32, "", std::vector<double>{1, 3, 3, 0, 2, 2, -1, 2}}}});
+  cases.push_back({"Hardmax", {In{{4, 9}, DType::F32, "range(-3,1)"}}, {{"axis", 0}}});
+  cases.push_back({"Hardmax", {typed({3, 17}, DType::F16)}});
+  cases.push_back({"LpNormalization", {f({3, 7})}});
+  cases.push_back({"LpNormalization", {f({2, 5, 3})}, {{"axis", 1}, {"p", 1}}});
+  cases.push_back({"LpNormalization", {f({4, 1})}, {{"axis", 0}}});
+  cases.push_back({"LpNormalization", {In{{2, 3}, DType::F32, "zeros"}}});
+  // ArgMax, ArgMin: ties in small integers (first and last index), dtypes.
+  for (const char *op : {"ArgMax", "ArgMin"}) {
+    cases.push_back({op, {f({3, 7})}});
+    cases.push_back({op, {f({2, 5, 3})}, {{"axis", 1}, {"keepdims", 0}}});
+    cases.push_back({op, {typed({4, 9}, DType::I32, "uniform(-3,3)")}, {{"axis", -1}}});
+    cases.push_back({op, {typed({4, 9}, DType::I32, "uniform(-3,3)")}, {{"axis", -1}, {"select_last_index", 1}}});
+    cases.push_back({op, {typed({6, 2, 3}, DType::I64, "uniform(-2,2)")}, {{"select_last_index", 1}, {"keepdims", 0}}});
+    cases.push_back({op, {typed({3, 17}, DType::F16)}, {{"axis", 1}}});
+    cases.push_back({op, {typed({5, 3}, DType::I8, "uniform(-4,4)")}});
+    cases.push_back({op, {typed({1}, DType::BF16)}});
+  }
+  cases.push_back({"DepthToSpace", {f({2, 8, 3, 5})}, {{"blocksize", 2}}});
+  cases.push_back({"DepthToSpace", {f({1, 18, 2, 3})}, {{"blocksize", 3}, {"mode", "CRD"}}});
+  cases.push_back({"SpaceToDepth", {f({2, 3, 4, 6})}, {{"blocksize", 2}}});
+  cases.push_back({"SpaceToDepth", {f({1, 2, 9, 3})}, {{"blocksize", 3}, {"mode", "CRD"}}});
+  cases.push_back({"SpaceToDepth", {typed({3, 1, 2, 2}, DType::I32)}, {{"blocksize", 1}}});
+  cases.push_back({"DepthToSpace", {typed({1, 4, 1, 3}, DType::I64)}, {{"blocksize", 2}, {"mode", "DCR"}}});
+  cases.push_back({"OneHot", {typed({3, 5}, DType::I64, "uniform(-7,7)"), ints({6}), f({2})}});
+  cases.push_back({"OneHot", {typed({7}, DType::I32, "uniform(-4,4)"), omitted(), f({2})}, {{"depth", 4}, {"axis", 0}}});
+  cases.push_back({"OneHot", {In{{2, 3}, DType::F32, "uniform(-3,3)"}, omitted(), typed({2}, DType::I32)}, {{"depth", 3}, {"axis", 1}}});
+  cases.push_back({"EyeLike", {f({5, 7})}});
+  cases.push_back({"EyeLike", {typed({4, 3}, DType::I32)}, {{"k", -2}, {"dtype", "f32"}}});
+  cases.push_back({"EyeLike", {f({3, 3})}, {{"k", 5}}});
+  cases.push_back({"Trilu", {f({5, 7})}});
+  cases.push_back({"Trilu", {f({2, 7, 5})}, {{"upper", 0}}});
+  cases.push_back({"Trilu", {f({3, 6}), In{{}, DType::I64, "", std::vector<double>{-2}}}});
+  cases.push_back({"Trilu", {typed({4, 3}, DType::I32, "uniform(-9,9)"), In{{}, DType::I64, "", std::vector<double>{1}}}, {{"upper", 0}}});
+  cases.push_back({"Trilu", {f({1, 3, 9})}, {{"k", 4}}});
+  cases.push_back({"Trilu", {f({6, 2})}, {{"k", -7}, {"upper", 0}}});
+  cases.push_back({"Trilu", {f({2, 5, 6}), typed({}, DType::I64, "uniform(-4,4)")}});
+  cases.push_back({"Trilu", {f({7, 4}), typed({1}, DType::I64, "uniform(-4,4)")}, {{"upper", 0}}});
+  return cases;
+}
+
 }  // namespace
 
 std::vector<Case> all_op_cases() {
   std::vector<Case> all;
   for (auto part : {elementwise_cases(), linalg_cases(), conv_pool_cases(), norm_reduce_cases(), movement_cases(),
-                    wide_and_unsigned_cases()})
+                    wide_and_unsigned_cases(), later_cases()})
     all.insert(all.end(), part.begin(), part.end());
   return all;
 }

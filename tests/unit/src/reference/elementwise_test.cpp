@@ -188,6 +188,35 @@ TEST_CASE("reference Elu, Selu, Softplus and Softsign") {
   check_f32(run1("Softsign", {}, {&x}, f32t({3})), {3}, {-0.5, 0, 2.0 / 3});
 }
 
+TEST_CASE("reference trigonometric and hyperbolic functions") {
+  Tensor x = f32({3}, {-0.5, 0.25, 0.75});
+  check_f32(run1("Sin", {}, {&x}, f32t({3})), {3}, {std::sin(-0.5), std::sin(0.25), std::sin(0.75)});
+  check_f32(run1("Acos", {}, {&x}, f32t({3})), {3}, {std::acos(-0.5), std::acos(0.25), std::acos(0.75)});
+  check_f32(run1("Atanh", {}, {&x}, f32t({3})), {3}, {std::atanh(-0.5), std::atanh(0.25), std::atanh(0.75)});
+  Tensor y = f32({2}, {1, 2});
+  check_f32(run1("Acosh", {}, {&y}, f32t({2})), {2}, {0, std::acosh(2.0)});
+}
+
+TEST_CASE("reference Round half to even, IsInf, IsNaN, Xor") {
+  Tensor x = f32({6}, {0.5, 1.5, 2.5, -2.5, 2.6, -0.4});
+  check_f32(run1("Round", {}, {&x}, f32t({6})), {6}, {0, 2, 2, -2, 3, -0.0});
+  Tensor s = f32({4}, {INFINITY, -INFINITY, NAN, 1});
+  check_tensor(run1("IsInf", {}, {&s}, type(DType::Bool, {4})), DType::Bool, {4}, {1, 1, 0, 0});
+  check_tensor(run1("IsInf", {{"detect_negative", 0}}, {&s}, type(DType::Bool, {4})), DType::Bool, {4}, {1, 0, 0, 0});
+  check_tensor(run1("IsNaN", {}, {&s}, type(DType::Bool, {4})), DType::Bool, {4}, {0, 0, 1, 0});
+  Tensor a = make(DType::Bool, {2, 1}, {0, 1}), b = make(DType::Bool, {2}, {0, 1});
+  check_tensor(run1("Xor", {}, {&a, &b}, type(DType::Bool, {2, 2})), DType::Bool, {2, 2}, {0, 1, 1, 0});
+}
+
+TEST_CASE("reference Celu, ThresholdedRelu, Shrink, Swish") {
+  Tensor x = f32({4}, {-2, -0.25, 0.5, 3});
+  check_f32(run1("Celu", {{"alpha", 2}}, {&x}, f32t({4})), {4}, {2 * (std::exp(-1.0) - 1), 2 * (std::exp(-0.125) - 1), 0.5, 3});
+  check_f32(run1("ThresholdedRelu", {{"alpha", 0.5}}, {&x}, f32t({4})), {4}, {0, 0, 0, 3});
+  check_f32(run1("Shrink", {{"bias", 0.5}, {"lambd", 0.4}}, {&x}, f32t({4})), {4}, {-1.5, 0, 0, 2.5});
+  check_f32(run1("Swish", {}, {&x}, f32t({4})), {4},
+            {-2 / (1 + std::exp(2.0)), -0.25 / (1 + std::exp(0.25)), 0.5 / (1 + std::exp(-0.5)), 3 / (1 + std::exp(-3.0))});
+}
+
 TEST_CASE("reference PRelu broadcasts slope to X") {
   Tensor x = f32({2, 3}, {-1, 2, -3, 4, -5, 6}), s = f32({3}, {0.5, 2, 0.25});
   check_f32(run1("PRelu", {}, {&x, &s}, f32t({2, 3})), {2, 3}, {-0.5, 2, -0.75, 4, -10, 6});

@@ -163,6 +163,47 @@ TEST_CASE("reference Tile repeats each axis") {
                        UserError);
 }
 
+TEST_CASE("reference SpaceToDepth and DepthToSpace: ONNX's examples") {
+  // SpaceToDepth's example: (1, 1, 4, 6) to (1, 4, 2, 3), blocksize 2.
+  Tensor x = f32({1, 1, 4, 6}, {0, 6, 1, 7, 2, 8, 12, 18, 13, 19, 14, 20, 3, 9, 4, 10, 5, 11, 15, 21, 16, 22, 17, 23});
+  std::vector<double> y(24);
+  for (int i = 0; i < 24; ++i) y[i] = i;
+  check_f32(run1("SpaceToDepth", {{"blocksize", 2}}, {&x}, f32t({1, 4, 2, 3})), {1, 4, 2, 3}, y);
+  // DepthToSpace (DCR) undoes it.
+  Tensor z = f32({1, 4, 2, 3}, y);
+  check_f32(run1("DepthToSpace", {{"blocksize", 2}}, {&z}, f32t({1, 1, 4, 6})), {1, 1, 4, 6}, x.data);
+  // CRD on two channels: output channel c reads input channels 4c .. 4c + 3.
+  Tensor w = f32({1, 8, 1, 1}, {0, 1, 2, 3, 4, 5, 6, 7});
+  check_f32(run1("DepthToSpace", {{"blocksize", 2}, {"mode", "CRD"}}, {&w}, f32t({1, 2, 2, 2})), {1, 2, 2, 2},
+            {0, 1, 2, 3, 4, 5, 6, 7});
+  check_f32(run1("DepthToSpace", {{"blocksize", 2}}, {&w}, f32t({1, 2, 2, 2})), {1, 2, 2, 2}, {0, 2, 4, 6, 1, 3, 5, 7});
+}
+
+TEST_CASE("reference OneHot: axis, negative and out-of-range indices") {
+  Tensor i = make(DType::I64, {4}, {0, -1, 3, 5}), v = f32({2}, {-1, 7});
+  check_f32(run1("OneHot", {{"depth", 4}}, {&i, nullptr, &v}, f32t({4, 4})), {4, 4},
+            {7, -1, -1, -1, -1, -1, -1, 7, -1, -1, -1, 7, -1, -1, -1, -1});
+  Tensor d = make(DType::F32, {}, {3}), j = f32({2}, {1.7, -0.5});
+  check_f32(run1("OneHot", {{"axis", 0}}, {&j, &d, &v}, f32t({3, 2})), {3, 2}, {-1, 7, 7, -1, -1, -1});
+}
+
+TEST_CASE("reference EyeLike") {
+  Tensor x = f32({2, 3}, std::vector<double>(6, 5));
+  check_tensor(run1("EyeLike", {{"k", 1}}, {&x}, type(DType::I32, {2, 3})), DType::I32, {2, 3}, {0, 1, 0, 0, 0, 1});
+  check_f32(run1("EyeLike", {}, {&x}, f32t({2, 3})), {2, 3}, {1, 0, 0, 0, 1, 0});
+}
+
+TEST_CASE("reference Trilu keeps the upper or lower triangle") {
+  Tensor x = f32({3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  check_f32(run1("Trilu", {}, {&x}, f32t({3, 4})), {3, 4}, {1, 2, 3, 4, 0, 6, 7, 8, 0, 0, 11, 12});
+  check_f32(run1("Trilu", {{"upper", 0}}, {&x}, f32t({3, 4})), {3, 4}, {1, 0, 0, 0, 5, 6, 0, 0, 9, 10, 11, 0});
+  Tensor k = make(DType::I64, {}, {-1});
+  check_f32(run1("Trilu", {}, {&x, &k}, f32t({3, 4})), {3, 4}, {1, 2, 3, 4, 5, 6, 7, 8, 0, 10, 11, 12});
+  check_f32(run1("Trilu", {{"upper", 0}, {"k", 2}}, {&x}, f32t({3, 4})), {3, 4}, {1, 2, 3, 0, 5, 6, 7, 8, 9, 10, 11, 12});
+  Tensor v = f32({3}, {1, 2, 3});
+  CHECK_THROWS_WITH_AS(run1("Trilu", {}, {&v}, f32t({3})), doctest::Contains("rank 2 or more"), UserError);
+}
+
 TEST_CASE("reference GatherElements along an axis, negative indices") {
   // ONNX's example: data [[1, 2], [3, 4]], indices [[0, 0], [1, 0]], axis 1.
   Tensor x = f32({2, 2}, {1, 2, 3, 4}), i = make(DType::I64, {2, 2}, {0, 0, 1, 0});

@@ -79,6 +79,23 @@ TEST_CASE("reference LogSoftmax is x - max - log(sum exp(x - max))") {
   check_f32(run1("LogSoftmax", {}, {&big}, f32t({2})), {2}, {-0.6931471805599453, -0.6931471805599453});
 }
 
+TEST_CASE("reference Hardmax: the first maximum along the axis") {
+  Tensor x = f32({2, 3}, {1, 3, 3, 5, -1, 2});
+  check_f32(run1("Hardmax", {}, {&x}, f32t({2, 3})), {2, 3}, {0, 1, 0, 1, 0, 0});
+  check_f32(run1("Hardmax", {{"axis", 0}}, {&x}, f32t({2, 3})), {2, 3}, {0, 1, 1, 1, 0, 0});
+  Tensor n = f32({4}, {1, NAN, 9, NAN});
+  check_f32(run1("Hardmax", {}, {&n}, f32t({4})), {4}, {0, 1, 0, 0});
+}
+
+TEST_CASE("reference LpNormalization: L1 and L2, a zero norm gives 0") {
+  Tensor x = f32({2, 2}, {3, 4, 0, 0});
+  check_f32(run1("LpNormalization", {}, {&x}, f32t({2, 2})), {2, 2}, {0.6, 0.8, 0, 0});
+  check_f32(run1("LpNormalization", {{"p", 1}}, {&x}, f32t({2, 2})), {2, 2}, {3.0 / 7, 4.0 / 7, 0, 0});
+  check_f32(run1("LpNormalization", {{"axis", 0}, {"p", 1}}, {&x}, f32t({2, 2})), {2, 2}, {1, 1, 0, 0});
+  CHECK_THROWS_WITH_AS(run1("LpNormalization", {{"p", 3}}, {&x}, f32t({2, 2})), doctest::Contains("p must be 1 or 2"),
+                       UserError);
+}
+
 TEST_CASE("reference RMSNormalization over the trailing axes") {
   // Row [3, 4]: mean of squares 12.5; row [0, 1]: 0.5.
   Tensor x = f32({2, 2}, {3, 4, 0, 1}), s = f32({2}, {1, 2});

@@ -87,6 +87,17 @@ TEST_CASE("reference AveragePool auto_pad SAME_UPPER and SAME_LOWER") {
   check_f32(run1("AveragePool", same_ceil, {&x}, f32t({1, 1, 3})), {1, 1, 3}, {1.5, 3, 4.5});
 }
 
+TEST_CASE("reference LpPool: p-norm of each window, pads as zeros") {
+  Tensor x = f32({1, 1, 4}, {3, -4, 1, 2});
+  check_f32(run1("LpPool", {{"kernel_shape", {2}}, {"strides", {2}}}, {&x}, f32t({1, 1, 2})), {1, 1, 2}, {5, std::sqrt(5.0)});
+  check_f32(run1("LpPool", {{"kernel_shape", {2}}, {"p", 1}, {"pads", {1, 0}}}, {&x}, f32t({1, 1, 4})), {1, 1, 4},
+            {3, 7, 5, 3});
+  check_f32(run1("LpPool", {{"kernel_shape", {3}}, {"p", 3}}, {&x}, f32t({1, 1, 2})), {1, 1, 2},
+            {std::cbrt(27.0 + 64 + 1), std::cbrt(64.0 + 1 + 8)});
+  CHECK_THROWS_WITH_AS(run1("LpPool", {{"kernel_shape", {2}}, {"p", 0}}, {&x}, f32t({1, 1, 3})),
+                       doctest::Contains("p must be a positive integer"), UserError);
+}
+
 TEST_CASE("reference GlobalAveragePool and GlobalMaxPool") {
   Tensor x = f32({1, 2, 2, 2}, {1, 2, 3, 4, 8, 5, 6, 7});
   check_f32(run1("GlobalAveragePool", {}, {&x}, f32t({1, 2, 1, 1})), {1, 2, 1, 1}, {2.5, 6.5});

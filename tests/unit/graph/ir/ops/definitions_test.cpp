@@ -21,7 +21,9 @@ std::vector<Case> cases() {
   auto add = [&](Op op, std::map<std::string, std::int64_t> v = {}) { c.push_back({std::move(op), std::move(v)}); };
   auto B = DType::Bool;
   for (const char *u : {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Erf", "Gelu",
-                        "HardSigmoid", "HardSwish", "LeakyRelu", "Identity", "Elu", "Selu", "Softplus", "Softsign"}) {
+                        "HardSigmoid", "HardSwish", "LeakyRelu", "Identity", "Elu", "Selu", "Softplus", "Softsign",
+                        "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Round", "Celu",
+                        "ThresholdedRelu", "Shrink", "Swish"}) {
     add(Op(u, {T({2, 3})}));
     add(Op(u, {T({})}));
   }
@@ -31,6 +33,13 @@ std::vector<Case> cases() {
   add(Op("Clip", {T({2, 3})}));
   add(Op("Cast", {T({2, 3})}, {{"to", "i32"}}));
   add(Op("Not", {T({4}, B)}));
+  add(Op("Xor", {T({2, 1, 3}, B), T({4, 1}, B)}));
+  add(Op("IsNaN", {T({2, 3})}));
+  add(Op("IsInf", {T({S("N"), 3}, DType::F16)}, {{"detect_negative", 0}}), {{"N", 2}});
+  add(Op("IsInf", {T({4})}, {{"detect_negative", 0}, {"detect_positive", 0}}));
+  add(Op("Shrink", {T({5}, DType::I32)}, {{"bias", 1}, {"lambd", 2}}));
+  add(Op("Celu", {T({4})}, {{"alpha", 0.5}}));
+  add(Op("Swish", {T({4})}, {{"alpha", 2}}));
   add(Op("Elu", {T({4})}, {{"alpha", 0.3}}));
   add(Op("Selu", {T({4})}, {{"alpha", 1.5}, {"gamma", 2}}));
   add(Op("PRelu", {T({2, 3, 4}), T({3, 1})}));
@@ -83,6 +92,9 @@ std::vector<Case> cases() {
   add(Op("AveragePool", {T({1, 2, 7, 7})}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}, {"ceil_mode", 1}}));
   add(Op("AveragePool", {T({1, 1, 6, 6})}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}));
   add(Op("AveragePool", {T({1, 1, 5, 5, 5})}, {{"kernel_shape", {2, 2, 2}}, {"pads", {0, 1, 0, 1, 0, 1}}}));
+  add(Op("LpPool", {T({1, 2, 7, 7})}, {{"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}}));
+  add(Op("LpPool", {T({1, 2, 7})}, {{"kernel_shape", {2}}, {"p", 1}, {"strides", {2}}, {"ceil_mode", 1}}));
+  add(Op("LpPool", {T({S("N"), 2, 5, 5})}, {{"kernel_shape", {2, 2}}, {"p", 3}, {"dilations", {2, 1}}}), {{"N", 2}});
   add(Op("GlobalAveragePool", {T({2, 3, 4, 5})}));
   add(Op("GlobalMaxPool", {T({2, 3, 4})}));
   add(Op("GlobalAveragePool", {T({S("N"), 3, 4, 5})}), {{"N", 2}});
@@ -107,6 +119,11 @@ std::vector<Case> cases() {
   add(Op("LRN", {T({1, 6, 3, 2})}, {{"size", 3}}));
   add(Op("LRN", {T({S("N"), 4, 5})}, {{"size", 2}}), {{"N", 2}});
   add(Op("LogSoftmax", {T({2, 5})}));
+  add(Op("Hardmax", {T({2, 5, 3})}, {{"axis", 1}}));
+  add(Op("Hardmax", {T({S("N"), 4})}), {{"N", 3}});
+  add(Op("LpNormalization", {T({2, 5})}));
+  add(Op("LpNormalization", {T({2, 5, 3})}, {{"axis", 0}, {"p", 1}}));
+  add(Op("LpNormalization", {T({S("N"), 4})}, {{"axis", 0}}), {{"N", 3}});
   add(Op("LogSoftmax", {T({5})}, {{"axis", 0}}));
   // reductions
   for (const char *r : {"ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd"}) {
@@ -116,6 +133,11 @@ std::vector<Case> cases() {
     add(Op(r, {T({2, 3})}, {{"noop_with_empty_axes", 1}}));
   }
   add(Op("ReduceMean", {T({S("N"), 3})}, {{"axes", {0}}}), {{"N", 4}});
+  for (const char *r : {"ArgMax", "ArgMin"}) {
+    add(Op(r, {T({2, 3, 4})}, {{"axis", 1}}));
+    add(Op(r, {T({5}, DType::I32)}, {{"keepdims", 0}, {"select_last_index", 1}}));
+    add(Op(r, {T({3, S("N")})}, {{"axis", -1}}), {{"N", 4}});
+  }
   // data movement
   add(Op("Transpose", {T({2, 3, 4})}));
   add(Op("Transpose", {T({2, 3, 4})}, {{"perm", {1, 2, 0}}}));
@@ -150,6 +172,18 @@ std::vector<Case> cases() {
   add(Op("Gather", {T({5, 4}), T({}, DType::I64)}, {{"axis", -1}}));
   add(Op("Tile", {T({2, 3})}, {{"repeats", {3, 2}}}));
   add(Op("Tile", {T({S("N"), 3})}, {{"repeats", {1, 4}}}), {{"N", 2}});
+  add(Op("DepthToSpace", {T({2, 8, 2, 3})}, {{"blocksize", 2}}));
+  add(Op("DepthToSpace", {T({S("N"), 9, 2, 1})}, {{"blocksize", 3}, {"mode", "CRD"}}), {{"N", 2}});
+  add(Op("SpaceToDepth", {T({2, 3, 4, 6})}, {{"blocksize", 2}}));
+  add(Op("SpaceToDepth", {T({1, 2, 6, 3})}, {{"blocksize", 3}, {"mode", "CRD"}}));
+  add(Op("EyeLike", {T({3, 5})}, {{"k", 2}}));
+  add(Op("EyeLike", {T({4, 2}, DType::I32)}, {{"dtype", "f32"}, {"k", -1}}));
+  add(Op("OneHot", {T({2, 3}, DType::I64), std::nullopt, T({2})}, {{"depth", 5}}));
+  add(Op("OneHot", {T({4}), std::nullopt, T({2}, DType::I32)}, {{"depth", 3}, {"axis", 0}}));
+  add(Op("Trilu", {T({3, 4})}));
+  add(Op("Trilu", {T({2, 5, 3}, DType::I32)}, {{"upper", 0}, {"k", -1}}));
+  add(Op("Trilu", {T({S("N"), 4, 4})}, {{"k", 2}}), {{"N", 2}});
+  add(Op("Trilu", {T({4, 3}), T({}, DType::I64)}));
   add(Op("GatherElements", {T({5, 4}), T({3, 4}, DType::I64)}));
   add(Op("GatherElements", {T({2, 5, 3}), T({2, 7, 2}, DType::I32)}, {{"axis", -2}}));
   add(Op("Resize", {T({1, 2, 3, 5})}, {{"scales", {1, 1, 2, 0.6}}}));

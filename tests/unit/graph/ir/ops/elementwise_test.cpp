@@ -8,7 +8,9 @@ TEST_SUITE("graph") {
 
 TEST_CASE("elementwise: unary ops keep shape and dtype") {
   for (const char *op : {"Relu", "Sigmoid", "Tanh", "Exp", "Log", "Sqrt", "Reciprocal", "Neg", "Abs", "Erf", "Gelu",
-                         "HardSigmoid", "HardSwish", "LeakyRelu", "Identity", "Elu", "Selu", "Softplus", "Softsign"}) {
+                         "HardSigmoid", "HardSwish", "LeakyRelu", "Identity", "Elu", "Selu", "Softplus", "Softsign",
+                         "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Round", "Celu",
+                        "ThresholdedRelu", "Shrink", "Swish"}) {
     INFO(op);
     CHECK(Op(op, {T({2, 3})}).type() == "f32[2, 3]");
     CHECK(Op(op, {T({S("N"), 3}, DType::F16)}).type() == "f16[N, 3]");
@@ -111,7 +113,39 @@ TEST_CASE("elementwise: CastLike takes target_type's dtype and input's shape") {
   CHECK_THROWS_WITH_AS(Op("CastLike", {T({2}), std::nullopt}).infer(), doctest::Contains("CastLike"), UserError);
 }
 
+TEST_CASE("elementwise: Xor, IsNaN and IsInf give bool") {
+  auto B = DType::Bool;
+  CHECK(Op("Xor", {T({2, 1}, B), T({3}, B)}).type() == "bool[2, 3]");
+  CHECK(Op("Xor", {T({2, 3}, B), T({3}, B)}).define().text == "C(i0, i1) = A(i0, i1) != B(i1)");
+  CHECK_THROWS_WITH_AS(Op("Xor", {T({2}), T({2})}).infer(), doctest::Contains("Xor"), UserError);
+  CHECK(Op("IsNaN", {T({4}, DType::F16)}).type() == "bool[4]");
+  CHECK(Op("IsNaN", {T({4})}).define().text == "Y(i0) = X(i0) != X(i0)");
+  CHECK(Op("IsInf", {T({2, 3})}).type() == "bool[2, 3]");
+  CHECK(Op("IsInf", {T({4})}).define().text == "Y(i0) = abs(X(i0)) == inf");
+  CHECK(Op("IsInf", {T({4})}, {{"detect_negative", 0}}).define().text == "Y(i0) = X(i0) == inf");
+  CHECK(Op("IsInf", {T({4})}, {{"detect_positive", 0}}).define().text == "Y(i0) = X(i0) == (-inf)");
+  CHECK_THROWS_WITH_AS(Op("IsInf", {T({4}, DType::I32)}).infer(), doctest::Contains("IsInf"), UserError);
+}
+
+TEST_CASE("elementwise: trigonometric functions, Round, Celu, ThresholdedRelu, Shrink, Swish") {
+  CHECK(Op("Acosh", {T({3})}).define().text == "output(i0) = acosh(input(i0))");
+  CHECK(Op("Sin", {T({3}, DType::BF16)}).type() == "bf16[3]");
+  CHECK_THROWS_WITH_AS(Op("Cos", {T({3}, DType::I32)}).infer(), doctest::Contains("Cos"), UserError);
+  CHECK(Op("Round", {T({2})}).define().text ==
+        "Y(i0) = (X(i0) - floor(X(i0))) > 0.5 ? floor(X(i0)) + 1 : (X(i0) - floor(X(i0))) < 0.5 ? floor(X(i0)) : "
+        "floor(X(i0)) - 2 * floor(floor(X(i0)) / 2) == 0 ? floor(X(i0)) : floor(X(i0)) + 1");
+  CHECK(Op("ThresholdedRelu", {T({2})}, {{"alpha", 2}}).define().text == "Y(i0) = X(i0) > 2 ? X(i0) : 0");
+  CHECK(Op("Shrink", {T({2}, DType::I8)}).type() == "i8[2]");
+  CHECK(Op("Shrink", {T({2})}, {{"bias", 1.5}}).define().text ==
+        "output(i0) = input(i0) < -0.5 ? input(i0) + 1.5 : input(i0) > 0.5 ? input(i0) - 1.5 : 0");
+  CHECK(Op("Swish", {T({2})}).define().text == "Y(i0) = X(i0) * sigmoid(1 * X(i0))");
+  CHECK(Op("Celu", {T({2})}, {{"alpha", 2}}).define().text == "Y(i0) = max(X(i0), 0) + min(0, 2 * (exp(X(i0) / 2) - 1))");
+}
+
 TEST_CASE("elementwise: flops") {
+  CHECK(Op("Sin", {T({10})}).flops() == 10);
+  CHECK(Op("Round", {T({10})}).flops() == 60);
+  CHECK(Op("Xor", {T({10}, DType::Bool), T({10}, DType::Bool)}).flops() == 10);
   CHECK(Op("Elu", {T({10})}).flops() == 30);
   CHECK(Op("Softsign", {T({10})}).flops() == 30);
   CHECK(Op("Mod", {T({10}, DType::I32), T({10}, DType::I32)}).flops() == 10);

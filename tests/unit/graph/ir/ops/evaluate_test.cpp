@@ -2,6 +2,7 @@
 #include "tests/unit/graph/ir/ops/op_test_util.h"
 
 #include <cmath>
+#include <limits>
 
 using namespace optest;
 using atl::Tensor;
@@ -49,6 +50,31 @@ TEST_CASE("evaluate: Elu, Selu, Softplus, Softsign, PRelu, Mod, CastLike") {
               {1.5, -1.5, 1});
   CHECK(Op("CastLike", {T({3}), T({1}, I)}).eval({tensor({3}, {1.7, -1.7, 2}), tensor({1}, {0}, I)}) ==
         std::vector<double>{1, -1, 2});
+}
+
+TEST_CASE("evaluate: trigonometric functions, Round, IsInf, IsNaN, Xor, Celu, Shrink, Swish") {
+  check_close(Op("Sin", {T({2})}).eval({tensor({2}, {0.5, -2})}), {std::sin(0.5), std::sin(-2.0)});
+  check_close(Op("Acos", {T({2})}).eval({tensor({2}, {0.5, -1})}), {std::acos(0.5), std::acos(-1.0)});
+  check_close(Op("Atanh", {T({2})}).eval({tensor({2}, {0.5, -0.25})}), {std::atanh(0.5), std::atanh(-0.25)});
+  check_close(Op("Cosh", {T({1})}).eval({tensor({1}, {1.5})}), {std::cosh(1.5)});
+  CHECK(Op("Round", {T({9})}).eval({tensor({9}, {0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 2.4, -2.6, 7})}) ==
+        std::vector<double>{0, 2, 2, -0.0, -2, -2, 2, -3, 7});
+  const double inf = std::numeric_limits<double>::infinity();
+  CHECK(Op("IsInf", {T({4})}).eval({tensor({4}, {inf, -inf, 1, NAN})}) == std::vector<double>{1, 1, 0, 0});
+  CHECK(Op("IsInf", {T({4})}, {{"detect_positive", 0}}).eval({tensor({4}, {inf, -inf, 1, NAN})}) ==
+        std::vector<double>{0, 1, 0, 0});
+  CHECK(Op("IsInf", {T({2})}, {{"detect_positive", 0}, {"detect_negative", 0}}).eval({tensor({2}, {inf, -inf})}) ==
+        std::vector<double>{0, 0});
+  CHECK(Op("IsNaN", {T({3})}).eval({tensor({3}, {NAN, inf, 0})}) == std::vector<double>{1, 0, 0});
+  auto B = DType::Bool;
+  CHECK(Op("Xor", {T({4}, B), T({4}, B)}).eval({tensor({4}, {0, 0, 1, 1}, B), tensor({4}, {0, 1, 0, 1}, B)}) ==
+        std::vector<double>{0, 1, 1, 0});
+  check_close(Op("Celu", {T({2})}, {{"alpha", 2}}).eval({tensor({2}, {-1, 3})}), {2 * (std::exp(-0.5) - 1), 3});
+  CHECK(Op("ThresholdedRelu", {T({3})}).eval({tensor({3}, {0.5, 1, 2})}) == std::vector<double>{0, 0, 2});
+  CHECK(Op("Shrink", {T({5})}, {{"bias", 1}, {"lambd", 1.5}}).eval({tensor({5}, {-2, -1, 0, 1, 2})}) ==
+        std::vector<double>{-1, 0, 0, 0, 1});
+  check_close(Op("Swish", {T({2})}, {{"alpha", 0.5}}).eval({tensor({2}, {2, -1})}),
+              {2 / (1 + std::exp(-1.0)), -1 / (1 + std::exp(0.5))});
 }
 
 TEST_CASE("evaluate: activations") {

@@ -51,6 +51,21 @@ TEST_CASE("pool: errors") {
                        doctest::Contains("must be smaller than the window extent 2"), UserError);
 }
 
+TEST_CASE("pool: LpPool") {
+  CHECK(Op("LpPool", {T({1, 2, 5, 5})}, {{"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}}).type() == "f32[1, 2, 5, 5]");
+  CHECK(Op("LpPool", {T({1, 1, 4})}, {{"kernel_shape", {2}}, {"strides", {2}}}).define().text ==
+        "Y(n, c, w) +=! X(n, c, w * 2 + kw) * X(n, c, w * 2 + kw) where kw in 0:2\nY(n, c, w) = sqrt(Y(n, c, w))");
+  CHECK(Op("LpPool", {T({1, 1, 4})}, {{"kernel_shape", {2}}, {"p", 1}, {"pads", {1, 0}}}).define().text ==
+        "Y(n, c, w) +=! abs(guard(X(n, c, w + kw - 1), 0)) where kw in 0:2\nY(n, c, w) = Y(n, c, w)");
+  CHECK(Op("LpPool", {T({1, 1, 4})}, {{"kernel_shape", {2}}, {"p", 3}}).define().text ==
+        "Y(n, c, w) +=! pow(abs(X(n, c, w + kw)), 3) where kw in 0:2\nY(n, c, w) = pow(Y(n, c, w), 0.3333333333333333)");
+  CHECK(Op("LpPool", {T({1, 1, 4, 4})}, {{"kernel_shape", {2, 2}}, {"strides", {2, 2}}}).flops() == 36);
+  CHECK_THROWS_WITH_AS(Op("LpPool", {T({1, 1, 4})}, {{"kernel_shape", {2}}, {"p", 0}}).infer(),
+                       doctest::Contains("p must be a positive integer, got 0"), UserError);
+  CHECK_THROWS_WITH_AS(Op("LpPool", {T({1, 1, 4}, DType::I32)}, {{"kernel_shape", {2}}}).infer(),
+                       doctest::Contains("LpPool"), UserError);
+}
+
 TEST_CASE("pool: global pools and flops") {
   CHECK(Op("GlobalAveragePool", {T({S("N"), 64, 7, 7})}).type() == "f32[N, 64, 1, 1]");
   CHECK(Op("GlobalMaxPool", {T({2, 8, 5})}).type() == "f32[2, 8, 1]");
@@ -103,6 +118,25 @@ TEST_CASE("normalization: instance norm, softmax, log softmax") {
   CHECK(Op("Softmax", {T({2, 10})}).flops() == 100);
   CHECK(Op("LogSoftmax", {T({2, 10})}).flops() == 122);
   CHECK(Op("Softmax", {T({2, 10})}).pattern() == atl::PatternKind::Reduction);
+}
+
+TEST_CASE("normalization: Hardmax and LpNormalization along one axis") {
+  CHECK(Op("Hardmax", {T({2, 3, 4})}).type() == "f32[2, 3, 4]");
+  CHECK(Op("Hardmax", {T({S("N"), 5}, DType::F16)}, {{"axis", 0}}).type() == "f16[N, 5]");
+  CHECK(Op("Hardmax", {T({2, 5})}).define().text ==
+        "mx(i0) max=! input(i0, i1)\n"
+        "first(i0) min=! (input(i0, i1) == mx(i0) || input(i0, i1) != input(i0, i1) ? i1 : (5 - 1))\n"
+        "output(i0, i1) = i1 == first(i0) ? 1 : 0");
+  CHECK_THROWS_WITH_AS(Op("Hardmax", {T({3}, DType::I32)}).infer(), doctest::Contains("Hardmax"), UserError);
+  CHECK_THROWS_WITH_AS(Op("Hardmax", {T({3})}, {{"axis", 1}}).infer(), doctest::Contains("out of range"), UserError);
+  CHECK(Op("LpNormalization", {T({2, 3})}).type() == "f32[2, 3]");
+  CHECK(Op("LpNormalization", {T({2, 3})}, {{"axis", 0}, {"p", 1}}).define().text ==
+        "nrm(i1) +=! abs(input(i0, i1))\noutput(i0, i1) = nrm(i1) == 0 ? 0 : input(i0, i1) / nrm(i1)");
+  CHECK(Op("LpNormalization", {T({4})}).define().text ==
+        "nrm() +=! input(i0) * input(i0)\nnrm() = sqrt(nrm())\noutput(i0) = nrm() == 0 ? 0 : input(i0) / nrm()");
+  CHECK_THROWS_WITH_AS(Op("LpNormalization", {T({3})}, {{"p", 3}}).infer(), doctest::Contains("p must be 1 or 2, got 3"),
+                       UserError);
+  CHECK(Op("LpNormalization", {T({2, 5})}).flops() == 30);
 }
 
 TEST_CASE("normalization: RMS norm axis, scale broadcasting, errors") {
