@@ -24,6 +24,8 @@ void Buffer::set(std::size_t i, double v) {
   case DType::I32: { auto x = static_cast<std::int32_t>(r); std::memcpy(p, &x, 4); return; }
   case DType::I64: { auto x = static_cast<std::int64_t>(r); std::memcpy(p, &x, 8); return; }
   case DType::Bool: { std::uint8_t x = r != 0 ? 1 : 0; std::memcpy(p, &x, 1); return; }
+  case DType::U8: { auto x = static_cast<std::uint8_t>(r); std::memcpy(p, &x, 1); return; }
+  case DType::F64: std::memcpy(p, &r, 8); return;
   }
 }
 
@@ -36,7 +38,9 @@ double Buffer::get(std::size_t i) const {
   case DType::I8: { std::int8_t x; std::memcpy(&x, p, 1); return x; }
   case DType::I32: { std::int32_t x; std::memcpy(&x, p, 4); return x; }
   case DType::I64: { std::int64_t x; std::memcpy(&x, p, 8); return static_cast<double>(x); }
-  case DType::Bool: return p[0];
+  case DType::Bool:
+  case DType::U8: return p[0];
+  case DType::F64: { double x; std::memcpy(&x, p, 8); return x; }
   }
   return 0;
 }
