@@ -18,7 +18,6 @@
 #include <llvm/ExecutionEngine/Orc/Mangling.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/SmallVectorMemoryBuffer.h>
@@ -115,10 +114,7 @@ KernelObject compile_kernel(const poly::LKernel &kernel, const JitOptions &optio
   }
   llvm::SmallVector<char, 0> bytes;
   llvm::raw_svector_ostream os(bytes);
-  llvm::legacy::PassManager pm;
-  ATOLL_ASSERT(!tm->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile),
-               "the host target cannot emit object files");
-  pm.run(*module);
+  emit_object(*module, *tm, os);
   out.object = std::make_unique<llvm::SmallVectorMemoryBuffer>(std::move(bytes), kernel.name + ".o", false);
   return out;
 }

@@ -9,7 +9,6 @@
 #include <atoll/diagnostics.h>
 
 #include <llvm/IR/LLVMContext.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
@@ -31,10 +30,7 @@ void write_object_file(const std::vector<poly::LKernel> &kernels, const std::str
   std::error_code ec;
   llvm::raw_fd_ostream out(path_o, ec, llvm::sys::fs::OF_None);
   if (ec) throw UserError("cannot write '" + path_o + "': " + ec.message());
-  llvm::legacy::PassManager pm;
-  ATOLL_ASSERT(!tm->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile),
-               "the host target cannot emit object files");
-  pm.run(*module);
+  emit_object(*module, *tm, out);
   out.flush();
   if (out.has_error()) {
     std::string why = out.error().message();

@@ -8,6 +8,7 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/PassManager.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -57,6 +58,13 @@ void optimize_module(llvm::Module &m, llvm::TargetMachine &tm, int opt_level) {
   llvm::ModulePassManager mpm = level == llvm::OptimizationLevel::O0 ? pb.buildO0DefaultPipeline(level)
                                                                       : pb.buildPerModuleDefaultPipeline(level);
   mpm.run(m, mam);
+}
+
+void emit_object(llvm::Module &m, llvm::TargetMachine &tm, llvm::raw_pwrite_stream &out) {
+  llvm::legacy::PassManager pm;
+  ATOLL_ASSERT(!tm.addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile),
+               "the host target cannot emit object files");
+  pm.run(m);
 }
 
 }  // namespace atl::cpu

@@ -14,15 +14,18 @@
 
 namespace atl {
 
-/// Worker threads for compile work: ATOLL_COMPILE_THREADS when set (1 =
-/// sequential), else the hardware threads; never more than `jobs`.
+/// The threads compile work may use: ATOLL_COMPILE_THREADS when set (1 =
+/// sequential), else the hardware threads.
+inline std::size_t compile_thread_budget() {
+  if (const char *env = std::getenv("ATOLL_COMPILE_THREADS"))
+    if (long v = std::strtol(env, nullptr, 10); v > 0) return static_cast<std::size_t>(v);
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+/// Worker threads for `jobs` jobs: `requested`, or the budget when 0; never
+/// more than `jobs`, at least one.
 inline std::size_t compile_worker_threads(std::size_t jobs, std::size_t requested = 0) {
-  std::size_t n = requested;
-  if (n == 0) {
-    n = std::max(1u, std::thread::hardware_concurrency());
-    if (const char *env = std::getenv("ATOLL_COMPILE_THREADS"))
-      if (long v = std::strtol(env, nullptr, 10); v > 0) n = static_cast<std::size_t>(v);
-  }
+  std::size_t n = requested ? requested : compile_thread_budget();
   return std::max<std::size_t>(1, std::min(n, jobs));
 }
 

@@ -690,7 +690,7 @@ BatchRun run_pipeline(const Batch &batch, const PipelineOptions &options) {
   // context and LLVM context; Pluto, which uses PPL, takes a lock), on the
   // compile threads (ATOLL_COMPILE_THREADS or the hardware's), at most one
   // per graph; the threads left over compile each graph's clusters.
-  const std::size_t total_threads = compile_worker_threads(std::max<std::size_t>(n, 1) * 1024);
+  const std::size_t total_threads = compile_thread_budget();
   const std::size_t threads = compile_worker_threads(n, total_threads);
   const std::size_t cluster_threads = std::max<std::size_t>(1, total_threads / threads);
   std::atomic<std::size_t> next{0};

@@ -204,11 +204,8 @@ std::vector<Tensor> op_hardmax(const OpArgs &a) {
   std::int64_t outer = dims_product(X.shape, 0, axis), len = X.shape[axis], inner = dims_product(X.shape, axis + 1, rank);
   for (std::int64_t o = 0; o < outer; ++o)
     for (std::int64_t i = 0; i < inner; ++i) {
-      auto at = [&](std::int64_t k) { return o * len * inner + k * inner + i; };
-      std::int64_t best = 0;
-      for (std::int64_t k = 1; k < len && !std::isnan(X.get(at(best))); ++k)
-        if (std::isnan(X.get(at(k))) || X.get(at(k)) > X.get(at(best))) best = k;
-      out.set(at(best), 1.0);
+      std::int64_t base = o * len * inner + i;
+      out.set(base + extreme_index(X, base, len, inner, true) * inner, 1.0);
     }
   return {std::move(out)};
 }

@@ -74,9 +74,8 @@ std::vector<Tensor> op_reduce_max(const OpArgs &a) { return reduce(a, Kind::Max)
 std::vector<Tensor> op_reduce_min(const OpArgs &a) { return reduce(a, Kind::Min); }
 std::vector<Tensor> op_reduce_prod(const OpArgs &a) { return reduce(a, Kind::Prod); }
 
-/// The index of the largest (smallest) value along the axis: the first one,
-/// or the last with select_last_index; a NaN wins over any number, as
-/// numpy's argmax and argmin take the first NaN.
+/// ArgMax and ArgMin: extreme_index along the axis (the last with
+/// select_last_index).
 std::vector<Tensor> arg_extreme(const OpArgs &a, bool max) {
   const Tensor &X = a.input(0);
   if (X.rank() == 0) a.fail("data must have rank 1 or more");
@@ -91,19 +90,8 @@ std::vector<Tensor> arg_extreme(const OpArgs &a, bool max) {
   std::int64_t n = X.shape[axis], inner = dims_product(X.shape, axis + 1, X.rank()),
                outer = dims_product(X.shape, 0, axis);
   for (std::int64_t o = 0; o < outer; ++o)
-    for (std::int64_t i = 0; i < inner; ++i) {
-      std::int64_t best = 0;
-      double v = X.get(o * n * inner + i);
-      for (std::int64_t k = 1; k < n; ++k) {
-        double x = X.get((o * n + k) * inner + i);
-        bool better = std::isnan(v) ? last && std::isnan(x)
-                      : std::isnan(x) ? true
-                      : last          ? (max ? x >= v : x <= v)
-                                      : (max ? x > v : x < v);
-        if (better) best = k, v = x;
-      }
-      out.set(o * inner + i, static_cast<double>(best));
-    }
+    for (std::int64_t i = 0; i < inner; ++i)
+      out.set(o * inner + i, static_cast<double>(extreme_index(X, o * n * inner + i, n, inner, max, last)));
   return {std::move(out)};
 }
 
@@ -111,6 +99,21 @@ std::vector<Tensor> op_arg_max(const OpArgs &a) { return arg_extreme(a, true); }
 std::vector<Tensor> op_arg_min(const OpArgs &a) { return arg_extreme(a, false); }
 
 }  // namespace
+
+std::int64_t extreme_index(const Tensor &X, std::int64_t base, std::int64_t n, std::int64_t stride, bool max,
+                           bool last) {
+  std::int64_t best = 0;
+  double v = X.get(base);
+  for (std::int64_t k = 1; k < n; ++k) {
+    double x = X.get(base + k * stride);
+    bool better = std::isnan(v) ? last && std::isnan(x)
+                  : std::isnan(x) ? true
+                  : last          ? (max ? x >= v : x <= v)
+                                  : (max ? x > v : x < v);
+    if (better) best = k, v = x;
+  }
+  return best;
+}
 
 const OpTable &reduce_ops() {
   static const OpTable table = {{"ReduceSum", op_reduce_sum},

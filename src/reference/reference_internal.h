@@ -94,6 +94,13 @@ bool next_index(std::vector<std::int64_t> &index, const Shape &shape);
 /// Product of shape[begin, end).
 std::int64_t dims_product(const Shape &shape, int begin, int end);
 
+/// The position k in [0, n) of X's largest (`max`) or smallest value at
+/// offsets base + k * stride: the first, or the last with `last`; a NaN wins
+/// over any number, as numpy's argmax and argmin take the first NaN
+/// (ArgMax, ArgMin, Hardmax).
+std::int64_t extreme_index(const Tensor &X, std::int64_t base, std::int64_t n, std::int64_t stride, bool max,
+                           bool last = false);
+
 /// Sliding-window attributes of Conv, ConvTranspose and the pools for n
 /// spatial dims: pads hold n begin values then n end values.
 struct WindowAttrs {
