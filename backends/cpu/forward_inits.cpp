@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <iterator>
 #include <map>
+#include <set>
 
 namespace atl::cpu {
 
@@ -89,7 +90,14 @@ std::optional<std::int64_t> byte_difference(const llvm::Value *a, const llvm::Va
 
 void StoresAtDepth::leave() {
   --depth_;
-  std::erase_if(stores_, [&](const Entry &e) { return e.depth > depth_; });
+  // The scope's stores are forgotten, and so is what is known outside it of
+  // the arrays it stored to: it may have run any number of times, and it
+  // may have read an element (a promoted loop's start) before storing it, so
+  // an earlier store can neither be forwarded (stale) nor erased (read).
+  std::set<std::string> written;
+  for (const Entry &e : stores_)
+    if (e.depth > depth_) written.insert(e.array);
+  std::erase_if(stores_, [&](const Entry &e) { return e.depth > depth_ || written.count(e.array); });
 }
 
 void PendingInits::keep_only(const std::set<std::string> &arrays) {

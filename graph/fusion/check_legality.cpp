@@ -2,6 +2,7 @@
 #include "graph/fusion/check_legality.h"
 
 #include "graph/fusion/node_facts.h"
+#include "graph/ir/node_graph.h"
 
 #include <algorithm>
 #include <deque>

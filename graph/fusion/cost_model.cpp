@@ -2,6 +2,7 @@
 #include "graph/fusion/cost_model.h"
 
 #include "graph/fusion/node_facts.h"
+#include "graph/ir/node_graph.h"
 
 #include <deque>
 #include <map>

@@ -5,6 +5,7 @@
 #include "graph/fusion/node_facts.h"
 #include "graph/fusion/node_groups.h"
 #include "graph/fusion/post_dominators.h"
+#include "graph/ir/node_graph.h"
 
 #include <deque>
 

@@ -1,5 +1,6 @@
 // Post-dominator tree: dominators of the reversed graph rooted at a virtual sink.
 #include "graph/fusion/post_dominators.h"
+#include "graph/ir/node_graph.h"
 
 #include <boost/graph/dominator_tree.hpp>
 #include <boost/property_map/property_map.hpp>

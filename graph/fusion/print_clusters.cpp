@@ -1,5 +1,6 @@
 // Prints clusters as text and as a Graphviz picture coloured by cluster.
 #include "graph/fusion/print_clusters.h"
+#include "graph/ir/node_graph.h"
 
 #include <boost/graph/graphviz.hpp>
 

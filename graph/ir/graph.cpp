@@ -2,6 +2,7 @@
 // normalisation, edges, topological order and cycle detection (Boost.Graph),
 // type inference through the operator registry, instantiation of symbols.
 #include "graph/ir/graph.h"
+#include "graph/ir/node_graph.h"
 
 #include "graph/ir/op_registry.h"
 
@@ -46,6 +47,42 @@ void Graph::declare(TensorDecl decl) {
   tensors_.emplace(decl.name, std::move(decl));
 }
 
+Graph::Graph() : g_(std::make_unique<NodeGraph>()) {}
+Graph::Graph(const Graph &other)
+    : name(other.name), inputs(other.inputs), weights(other.weights), outputs(other.outputs), params(other.params),
+      schedule(other.schedule), pointer(other.pointer), g_(std::make_unique<NodeGraph>(*other.g_)),
+      order_(other.order_), tensors_(other.tensors_), finalized_(other.finalized_) {}
+// A moved-from Graph keeps an (empty) adjacency list, so it stays usable.
+Graph::Graph(Graph &&other) noexcept
+    : name(std::move(other.name)), inputs(std::move(other.inputs)), weights(std::move(other.weights)),
+      outputs(std::move(other.outputs)), params(std::move(other.params)), schedule(std::move(other.schedule)),
+      pointer(std::move(other.pointer)), g_(std::make_unique<NodeGraph>()), order_(std::move(other.order_)),
+      tensors_(std::move(other.tensors_)), finalized_(other.finalized_) {
+  g_.swap(other.g_);
+}
+Graph &Graph::operator=(const Graph &other) {
+  if (this != &other) *this = Graph(other);
+  return *this;
+}
+Graph &Graph::operator=(Graph &&other) noexcept {
+  name = std::move(other.name);
+  inputs = std::move(other.inputs);
+  weights = std::move(other.weights);
+  outputs = std::move(other.outputs);
+  params = std::move(other.params);
+  schedule = std::move(other.schedule);
+  pointer = std::move(other.pointer);
+  g_.swap(other.g_);
+  order_ = std::move(other.order_);
+  tensors_ = std::move(other.tensors_);
+  finalized_ = other.finalized_;
+  return *this;
+}
+Graph::~Graph() = default;
+
+const Node &Graph::node(NodeId v) const { return (*g_)[v]; }
+std::size_t Graph::num_nodes() const { return boost::num_vertices(*g_); }
+
 void Graph::add_input(const std::string &tname, TensorType type, std::string init) {
   TensorDecl d{tname, std::move(type), TensorRole::Input, std::move(init), std::nullopt, ""};
   declare(std::move(d));
@@ -66,7 +103,7 @@ void Graph::set_tensor_pointer(const std::string &tname, std::string ptr) {
 
 NodeId Graph::add_node(Node node) {
   finalized_ = false;
-  return boost::add_vertex(std::move(node), g_);
+  return boost::add_vertex(std::move(node), (*g_));
 }
 
 const TensorDecl &Graph::tensor(const std::string &tname) const {
@@ -76,8 +113,8 @@ const TensorDecl &Graph::tensor(const std::string &tname) const {
 }
 
 std::optional<NodeId> Graph::producer(const std::string &tname) const {
-  for (NodeId v : boost::make_iterator_range(boost::vertices(g_)))
-    for (const std::string &o : g_[v].outputs)
+  for (NodeId v : boost::make_iterator_range(boost::vertices((*g_))))
+    for (const std::string &o : (*g_)[v].outputs)
       if (o == tname) return v;
   return std::nullopt;
 }
@@ -87,7 +124,7 @@ void Graph::finalize() {
   // Forget tensors produced by nodes (finalize may run again after edits).
   for (auto it = tensors_.begin(); it != tensors_.end();)
     it = it->second.role == TensorRole::Intermediate ? tensors_.erase(it) : std::next(it);
-  boost::remove_edge_if([](auto) { return true; }, g_);
+  boost::remove_edge_if([](auto) { return true; }, (*g_));
 
   for (const auto &[pname, range] : params)
     if (range.min < 1 || range.max < range.min)
@@ -116,8 +153,8 @@ void Graph::finalize() {
   // take a default name of another node.
   std::set<std::string> user_names;
   std::size_t position = 0;
-  for (NodeId v : boost::make_iterator_range(boost::vertices(g_))) {
-    Node &n = g_[v];
+  for (NodeId v : boost::make_iterator_range(boost::vertices((*g_)))) {
+    Node &n = (*g_)[v];
     if (!n.name.empty()) {
       if (!user_names.insert(n.name).second)
         throw UserError("duplicate node name '" + n.name + "'", {n.pointer, name, n.name});
@@ -125,8 +162,8 @@ void Graph::finalize() {
     ++position;
   }
   position = 0;
-  for (NodeId v : boost::make_iterator_range(boost::vertices(g_))) {
-    Node &n = g_[v];
+  for (NodeId v : boost::make_iterator_range(boost::vertices((*g_)))) {
+    Node &n = (*g_)[v];
     std::string dflt = "n" + std::to_string(position);
     if (n.name.empty()) {
       if (user_names.count(dflt))
@@ -139,8 +176,8 @@ void Graph::finalize() {
   }
 
   // Operators exist; constant inputs move into attributes.
-  for (NodeId v : boost::make_iterator_range(boost::vertices(g_))) {
-    Node &n = g_[v];
+  for (NodeId v : boost::make_iterator_range(boost::vertices((*g_)))) {
+    Node &n = (*g_)[v];
     Location nloc{n.pointer, name, n.name};
     const OpInfo *op = find_op(n.op);
     if (!op) throw UserError("unknown operator '" + n.op + "'", nloc);
@@ -200,8 +237,8 @@ void Graph::finalize() {
 
   // Produced tensors, and edges from producer to consumer.
   std::map<std::string, NodeId> produced_by;
-  for (NodeId v : boost::make_iterator_range(boost::vertices(g_))) {
-    const Node &n = g_[v];
+  for (NodeId v : boost::make_iterator_range(boost::vertices((*g_)))) {
+    const Node &n = (*g_)[v];
     for (const std::string &o : n.outputs) {
       if (o.empty()) continue;
       if (tensors_.count(o))
@@ -209,18 +246,18 @@ void Graph::finalize() {
                             (tensors_.at(o).role == TensorRole::Input ? "input" : "weight"),
                         {n.pointer, name, n.name});
       if (!produced_by.emplace(o, v).second)
-        throw UserError("tensor '" + o + "' is produced twice (also by node '" + g_[produced_by[o]].name + "')",
+        throw UserError("tensor '" + o + "' is produced twice (also by node '" + (*g_)[produced_by[o]].name + "')",
                         {n.pointer, name, n.name});
     }
   }
-  for (NodeId v : boost::make_iterator_range(boost::vertices(g_))) {
-    const Node &n = g_[v];
+  for (NodeId v : boost::make_iterator_range(boost::vertices((*g_)))) {
+    const Node &n = (*g_)[v];
     for (std::size_t slot = 0; slot < n.inputs.size(); ++slot) {
       const std::string &in = n.inputs[slot];
       if (in.empty()) continue;
       auto p = produced_by.find(in);
       if (p != produced_by.end()) {
-        boost::add_edge(p->second, v, Edge{in, static_cast<int>(slot)}, g_);
+        boost::add_edge(p->second, v, Edge{in, static_cast<int>(slot)}, (*g_));
       } else if (!tensors_.count(in)) {
         throw UserError("unknown tensor '" + in + "' (not an input, weight or node output)",
                         {n.pointer, name, n.name});
@@ -234,24 +271,24 @@ void Graph::finalize() {
 
   // Cycles (depth-first search with a back-edge visitor), then a topological order.
   std::optional<NodeGraph::edge_descriptor> back;
-  std::vector<boost::default_color_type> colors(boost::num_vertices(g_));
-  boost::depth_first_search(g_, boost::visitor(CycleFinder(&back)).color_map(
+  std::vector<boost::default_color_type> colors(boost::num_vertices((*g_)));
+  boost::depth_first_search((*g_), boost::visitor(CycleFinder(&back)).color_map(
                                     boost::make_iterator_property_map(colors.begin(),
-                                                                      boost::get(boost::vertex_index, g_))));
+                                                                      boost::get(boost::vertex_index, (*g_)))));
   if (back) {
-    const Node &from = g_[boost::source(*back, g_)];
-    const Node &to = g_[boost::target(*back, g_)];
-    throw UserError("the graph has a cycle: node '" + from.name + "' feeds tensor '" + g_[*back].tensor +
+    const Node &from = (*g_)[boost::source(*back, (*g_))];
+    const Node &to = (*g_)[boost::target(*back, (*g_))];
+    throw UserError("the graph has a cycle: node '" + from.name + "' feeds tensor '" + (*g_)[*back].tensor +
                         "' back to node '" + to.name + "', which it depends on",
                     {to.pointer, name, to.name});
   }
   order_.clear();
-  boost::topological_sort(g_, std::back_inserter(order_));
+  boost::topological_sort((*g_), std::back_inserter(order_));
   std::reverse(order_.begin(), order_.end());
 
   // Types of produced tensors, in topological order.
   for (NodeId v : order_) {
-    const Node &n = g_[v];
+    const Node &n = (*g_)[v];
     const OpInfo *op = find_op(n.op);
     OpContext ctx{n, {}, {}, &params};
     for (const std::string &in : n.inputs) {
@@ -331,7 +368,7 @@ Graph Graph::instantiate(const std::map<std::string, std::int64_t> &values) cons
   // Each parameter keeps its value as a one-point range: no shape is
   // symbolic any more, but Compute text may still name it (`where i in 0:N`).
   for (const auto &[pname, range] : params) out.params[pname] = ParamRange{values.at(pname), values.at(pname)};
-  for (NodeId v : boost::make_iterator_range(boost::vertices(g_))) out.add_node(g_[v]);
+  for (NodeId v : boost::make_iterator_range(boost::vertices((*g_)))) out.add_node((*g_)[v]);
   out.finalize();
   return out;
 }
@@ -339,7 +376,7 @@ Graph Graph::instantiate(const std::map<std::string, std::int64_t> &values) cons
 std::int64_t Graph::flops() const {
   std::int64_t total = 0;
   for (NodeId v : order_) {
-    const Node &n = g_[v];
+    const Node &n = (*g_)[v];
     const OpInfo *op = find_op(n.op);
     OpContext ctx{n, {}, {}, &params};
     for (const std::string &in : n.inputs)

@@ -9,11 +9,11 @@
 #include <atoll/dtype.h>
 #include <atoll/tensor.h>
 
-#include <boost/graph/adjacency_list.hpp>
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -52,8 +52,11 @@ struct Edge {
   int input_slot = 0;
 };
 
-using NodeGraph = boost::adjacency_list<boost::vecS, boost::vecS, boost::bidirectionalS, Node, Edge>;
-using NodeId = NodeGraph::vertex_descriptor;
+/// The operators and their data edges as a Boost.Graph adjacency list,
+/// defined in graph/ir/node_graph.h: only the files that walk edges include
+/// Boost.Graph. A node's id is its vertex index, 0..num_nodes()-1.
+struct NodeGraph;
+using NodeId = std::size_t;
 
 /// The `fuse` hint: clusters chosen by fusion (absent or "auto"), one
 /// operator per kernel ("none"), or the given groups of node names.
@@ -88,6 +91,13 @@ struct ScheduleHints {
 /// graph (unknown tensors, cycles, duplicates, operator rules).
 class Graph {
 public:
+  Graph();
+  Graph(const Graph &other);
+  Graph(Graph &&other) noexcept;
+  Graph &operator=(const Graph &other);
+  Graph &operator=(Graph &&other) noexcept;
+  ~Graph();
+
   std::string name;
   std::vector<std::string> inputs, weights, outputs;
   std::map<std::string, ParamRange> params;
@@ -109,10 +119,11 @@ public:
   /// that names the graph and node.
   void finalize();
 
-  const NodeGraph &nodes() const { return g_; }
-  NodeGraph &nodes() { return g_; }
-  const Node &node(NodeId v) const { return g_[v]; }
-  std::size_t num_nodes() const { return boost::num_vertices(g_); }
+  /// The adjacency list (include graph/ir/node_graph.h to walk it).
+  const NodeGraph &nodes() const { return *g_; }
+  NodeGraph &nodes() { return *g_; }
+  const Node &node(NodeId v) const;
+  std::size_t num_nodes() const;
   /// Nodes in a topological order (Boost.Graph topological_sort), valid after finalize().
   const std::vector<NodeId> &order() const { return order_; }
 
@@ -132,7 +143,7 @@ public:
   std::int64_t flops() const;
 
 private:
-  NodeGraph g_;
+  std::unique_ptr<NodeGraph> g_;  ///< never null
   std::vector<NodeId> order_;
   std::map<std::string, TensorDecl> tensors_;
   bool finalized_ = false;

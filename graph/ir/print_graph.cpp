@@ -1,5 +1,6 @@
 // Prints the graph IR as text (explain --stage graph) and as Graphviz.
 #include "graph/ir/graph.h"
+#include "graph/ir/node_graph.h"
 
 #include <boost/graph/graphviz.hpp>
 

@@ -2,6 +2,7 @@
 #include "graph/passes/eliminate_dead_nodes.h"
 
 #include "graph/passes/rebuild_graph.h"
+#include "graph/ir/node_graph.h"
 
 #include <boost/graph/breadth_first_search.hpp>
 #include <boost/graph/reverse_graph.hpp>

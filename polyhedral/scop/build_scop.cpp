@@ -8,6 +8,7 @@
 #include "graph/compute/compute.h"
 #include "graph/compute/widen_accumulators.h"
 #include "graph/ir/op_registry.h"
+#include "graph/ir/node_graph.h"
 
 #include <atoll/diagnostics.h>
 

@@ -106,6 +106,15 @@ TEST_CASE("forward_inits: stores inside a loop body are forgotten at its end; ou
   p.note(t.store_zero(t.elem(t.a, 16)), "a");
   p.leave();
   CHECK(p.take(t.elem(t.a, 16), t.vec, "a") == nullptr);
+  // The loop stored to "a" (and may have read a[0] before: the failed take
+  // above is a load): a[0]'s store before it is neither forwarded nor erased.
+  CHECK(p.take(t.elem(t.a, 0), t.vec, "a") == nullptr);
+  // A loop that stores only to another array leaves "a"'s stores takeable.
+  p.note(t.store_zero(t.elem(t.a, 0)), "a");
+  p.enter();
+  p.note(t.store_zero(t.elem(t.other, 0)), "o");
+  p.leave();
+  CHECK(p.take(t.elem(t.other, 0), t.vec, "o") == nullptr);
   CHECK(p.take(t.elem(t.a, 0), t.vec, "a") != nullptr);
   // A promoted loop keeps only its own accumulator arrays' stores.
   p.note(t.store_zero(t.elem(t.a, 0)), "a");
@@ -166,6 +175,12 @@ TEST_CASE("forward_inits: results are read only at the loop depth they were stor
   CHECK(r.find(t.elem(t.a, 16), t.vec, "a") != nullptr);
   r.leave();
   CHECK(r.find(t.elem(t.a, 16), t.vec, "a") == nullptr);
+  // The loop wrote "a" (its addresses may move with its iterator): a[0] is not read from a register.
+  CHECK(r.find(t.elem(t.a, 0), t.vec, "a") == nullptr);
+  r.note(t.store_zero(t.elem(t.a, 0)), "a");
+  r.enter();
+  r.note(t.store_zero(t.elem(t.other, 0)), "o");
+  r.leave();
   CHECK(r.find(t.elem(t.a, 0), t.vec, "a") != nullptr);  // after a sibling loop that did not write "a"
   r.clear();
   CHECK(r.find(t.elem(t.a, 0), t.vec, "a") == nullptr);

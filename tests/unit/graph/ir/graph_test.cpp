@@ -1,6 +1,7 @@
 // Graph IR: building through the API, naming, constant inputs, topological
 // order, cycles, instantiation of symbolic dimensions, FLOPs.
 #include "graph/ir/graph.h"
+#include "graph/ir/node_graph.h"
 
 #include <doctest/doctest.h>
 

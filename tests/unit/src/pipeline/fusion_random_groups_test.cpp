@@ -8,6 +8,7 @@
 #include "src/runtime/init_data.h"
 
 #include "tests/unit/src/pipeline/hint_json.h"
+#include "graph/ir/node_graph.h"
 
 #include <doctest/doctest.h>
 
