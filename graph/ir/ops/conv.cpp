@@ -200,8 +200,33 @@ std::string bias_statement(const ConvPlan &p, const Loops &l) {
   return p.bias ? "\n" + call("Y", l.y) + " += B(m)" : "";
 }
 
+/// A grouped Conv with several output channels per group: the group is a
+/// loop of its own, so that every subscript is affine without a floor
+/// (`Y(n, MG * g + m, ...) +=! X(n, CG * g + c, ...) * W(MG * g + m, c, ...)`),
+/// and the CPU tilings see a batch of small convolutions (ShuffleNet's
+/// 1x1 group convolutions) rather than a division in the input's channel.
+OpDefinition define_grouped_conv(const ConvPlan &p, const OpContext &ctx) {
+  Loops l = loops(p);
+  const std::string mg = std::to_string(p.mg), cg = std::to_string(p.cg);
+  const std::string out_ch = mg + " * g + m";
+  std::vector<std::string> ys = l.y, xs = {"n", cg + " * g + c"}, ws = {out_ch, "c"};
+  ys[1] = out_ch;
+  for (std::size_t i = 0; i < l.kidx.size(); ++i) {
+    xs.push_back(Affine().add(l.y[2 + i], p.win.strides[i]).add(l.kidx[i], p.win.dilations[i]).plus(-p.win.pad_begin[i]).str());
+    ws.push_back(l.kidx[i]);
+  }
+  std::string x = call("X", xs);
+  if (p.win.reads_outside()) x = "guard(" + x + ", 0)";
+  const std::string groups = "g in 0:" + std::to_string(p.group) + ", m in 0:" + mg;
+  std::string text = call("Y", ys) + " +=! " + x + " * " + call("W", ws) + " where " + groups + ", " + l.where.substr(7);
+  if (p.bias) text += "\n" + call("Y", ys) + " += B(" + out_ch + ") where " + groups;
+  return {text, in_names(ctx, {"X", "W", "B"}), {"Y"}};
+}
+
 OpDefinition define_conv(const OpContext &ctx) {
   ConvPlan p = conv_plan(ctx);
+  // (Depthwise ones, one input channel per group, stay window reductions.)
+  if (p.group > 1 && p.mg > 1 && p.cg > 1) return define_grouped_conv(p, ctx);
   Loops l = loops(p);
   std::vector<std::string> xs = {"n", in_channel(p)}, ws = {"m", "c"};
   for (std::size_t i = 0; i < l.kidx.size(); ++i) {

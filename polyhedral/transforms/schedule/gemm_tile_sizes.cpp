@@ -13,6 +13,27 @@ using compute::Expr;
 using compute::ExprKind;
 using namespace tiling;
 
+namespace {
+
+/// The indices of a sum of indices times constants (and a constant), in
+/// order; false for any other expression.
+bool affine_indices(const Expr &e, std::vector<std::string> &vars) {
+  switch (e.kind) {
+  case ExprKind::Var: vars.push_back(e.name); return true;
+  case ExprKind::Number: return true;
+  case ExprKind::Binary:
+    if (e.binop == compute::BinOp::Add) return affine_indices(*e.args[0], vars) && affine_indices(*e.args[1], vars);
+    if (e.binop == compute::BinOp::Mul) {
+      if (e.args[0]->kind == ExprKind::Number) return affine_indices(*e.args[1], vars);
+      if (e.args[1]->kind == ExprKind::Number) return affine_indices(*e.args[0], vars);
+    }
+    return false;
+  default: return false;
+  }
+}
+
+}  // namespace
+
 std::optional<Roles> roles_of(const ScopStatement &s, std::string &why) {
   Roles ro;
   auto index_of = [&](const std::string &n) {
@@ -48,13 +69,19 @@ std::optional<Roles> roles_of(const ScopStatement &s, std::string &why) {
   // Rows: a parallel output dimension that the reads along the vector do not use,
   // so one vector load serves every row of the micro-tile; the longest such
   // dimension (the innermost among equals: the output pixels of a blocked conv).
+  // A subscript may also be an affine sum of indices (a grouped Conv's
+  // output channel `MG * g + m`): each of its indices is an output dimension.
   std::vector<int> outs;
   for (std::size_t a = lhs.args.size() - 1; a-- > 0;) {
-    if (lhs.args[a]->kind != ExprKind::Var) continue;
-    int d = index_of(lhs.args[a]->name);
-    if (d < 0 || d == ro.v || s.reduction[static_cast<std::size_t>(d)]) continue;
-    outs.push_back(d);
-    if (!together(ro.v, d) && (ro.r < 0 || ext_of(d) > ext_of(ro.r))) ro.r = d;
+    std::vector<std::string> vars;
+    if (!affine_indices(*lhs.args[a], vars)) continue;
+    for (const std::string &var : vars) {
+      int d = index_of(var);
+      if (d < 0 || d == ro.v || s.reduction[static_cast<std::size_t>(d)]) continue;
+      if (std::find(outs.begin(), outs.end(), d) != outs.end()) continue;
+      outs.push_back(d);
+      if (!together(ro.v, d) && (ro.r < 0 || ext_of(d) > ext_of(ro.r))) ro.r = d;
+    }
   }
   if (ro.r < 0) return why = "no row dimension for a register tile", std::nullopt;
   // Column blocks (Y[n, ob, oh, ow, o] of a channel-blocked conv): a parallel

@@ -46,6 +46,7 @@ std::vector<test::Case> gemm_cases() {
       {"Conv", {f({2, 8, 9, 20}), f({12, 8, 1, 1})}},
       {"Conv", {f({1, 4, 12, 35}), f({6, 4, 3, 3})}, {{"strides", {2, 2}}, {"pads", {0, 1, 2, 1}}}},
       {"Conv", {f({1, 6, 9, 18}), f({6, 2, 3, 3})}, {{"group", 3}, {"pads", {1, 1, 1, 1}}}},
+      {"Conv", {f({2, 12, 5, 9}), f({20, 3, 1, 1}), f({20})}, {{"group", 4}}},
       blocked_conv(2, 3, 9, 11, 3, 3, 1, 7),
       blocked_conv(1, 5, 12, 16, 2, 1, 2, 5),
   };
@@ -189,6 +190,22 @@ TEST_CASE("tile_for_cpu: a channel-blocked conv gets rows over the output pixels
   // Without vectors the column blocks are ordinary parallel loops.
   o.vectorize = false;
   CHECK(poly::tile_for_cpu(s.scop, s.schedule, o).nu == 1);
+}
+
+TEST_CASE("tile_for_cpu: a grouped conv gets rows over each group's output channels") {
+  // Y(n, 68 * g + m, hw) +=! X(n, 68 * g + c, hw) * W(68 * g + m, c): m is
+  // a row dimension although no subscript is m alone; g stays outside.
+  polytest::Scheduled s(test::make_case_graph({"Conv", {f({1, 272, 14, 14}), f({272, 68, 1, 1})}, {{"group", 4}}}, "gc", "gc_n"));
+  poly::CpuTileOptions o;
+  o.target = avx512();
+  poly::CpuTileResult r = poly::tile_for_cpu(s.scop, s.schedule, o);
+  REQUIRE_MESSAGE(r.applied, r.reason);
+  CHECK(r.mr > 1);
+  CHECK(r.nr >= 16);
+  CHECK(s.legal(r.schedule));
+  std::string ast = s.ast(r.schedule);
+  CHECK(ast.find("// unroll") != std::string::npos);
+  CHECK(ast.find("// vector") != std::string::npos);
 }
 
 TEST_CASE("tile_for_cpu: compile_cluster counts what it did and explains the schedule") {
