@@ -5,6 +5,7 @@
 
 #include "graph/ir/op_registry.h"
 #include "graph/passes/evaluate_node.h"
+#include "graph/passes/rebuild_graph.h"
 #include "src/frontend/onnx_import.h"
 #include "src/runtime/files.h"
 
@@ -219,6 +220,39 @@ Graph Importer::finish(const std::vector<std::string> &inputs, const std::vector
     id.outputs = {out};
     extra.push_back(std::move(id));
   }
+  // Names the Compute language can spell: the graph passes that rewrite
+  // operators into Compute nodes (blocked convolutions, packed weights,
+  // batch norms as a scale and a shift) refuse other names, and ONNX names
+  // often hold '/', ':' or '.' (SqueezeNet's "fire2/expand3x3_w_0").
+  // Weights and intermediates are renamed; graph inputs and outputs keep
+  // their names, by which callers feed and read them.
+  std::set<std::string> kept(inputs.begin(), inputs.end());
+  kept.insert(outputs.begin(), outputs.end());
+  std::map<std::string, std::string> spelled;
+  auto spell = [&](std::string &t) {
+    if (t.empty() || kept.count(t) || compute_identifier(t)) return;
+    auto [it, added] = spelled.try_emplace(t);
+    if (added) {
+      std::string base = identifier(t, "t");
+      if (base.back() == '_') base += "v";
+      if (!compute_identifier(base)) base = "t_" + base;
+      it->second = fresh(base);
+    }
+    t = it->second;
+  };
+  for (std::vector<Node> *ns : {&nodes_, &extra})
+    for (Node &n : *ns) {
+      for (std::string &in : n.inputs) spell(in);
+      for (std::string &out : n.outputs) spell(out);
+    }
+  std::set<std::string> constants;
+  for (std::string c : read_constants_) {
+    const std::string old = c;
+    spell(c);
+    if (c != old) values_.emplace(c, values_.at(old));
+    constants.insert(c);
+  }
+  read_constants_ = std::move(constants);
   for (const std::string &c : read_constants_) {
     const Value &v = values_.at(c);
     g.add_weight(c, v.type, {}, v.constant->data);
