@@ -100,6 +100,28 @@ TEST_CASE("onnx: nodes in any order are read in a topological order") {
   CHECK(g.tensor("w").data.has_value());
 }
 
+TEST_CASE("onnx: weights and intermediates get identifier names; inputs and outputs keep theirs") {
+  onnx::ModelProto m = make_model(17);
+  auto *g = m.mutable_graph();
+  *g->add_input() = value_info("in/x:0", {2, 3});
+  *g->add_output() = value_info("out.y", {2, 3});
+  add_floats_init(g, "block1/w", {2, 3}, {1, -2, 3, -4, 5, -6});
+  add_floats_init(g, "block1_w", {2, 3}, {1, 1, 1, 1, 1, 1});  // the renamed name is taken
+  add_floats_init(g, "max", {}, {2});                           // a Compute function's name
+  add_node(g, "Add", {"in/x:0", "block1/w"}, {"sum/"}, "add");
+  add_node(g, "Add", {"sum/", "block1_w"}, {"s2"}, "add2");
+  add_node(g, "Mul", {"s2", "max"}, {"out.y"}, "mul");
+  Graph r = read(m);
+  CHECK(r.inputs == std::vector<std::string>{"in/x:0"});
+  CHECK(r.outputs == std::vector<std::string>{"out.y"});
+  std::vector<std::string> names;
+  for (const auto &[name, decl] : r.tensors()) names.push_back(name);
+  CHECK(names == std::vector<std::string>{"block1_w", "block1_w_1", "in/x:0", "out.y", "s2", "sum_v", "t_max"});
+  CHECK(r.tensor("block1_w_1").data == std::vector<double>{1, -2, 3, -4, 5, -6});
+  CHECK(r.tensor("block1_w").data == std::vector<double>{1, 1, 1, 1, 1, 1});
+  CHECK(r.tensor("t_max").data == std::vector<double>{2});
+}
+
 TEST_CASE("onnx: an initializer also listed as a graph input (IR 3) is a weight") {
   onnx::ModelProto m = small_model();
   m.set_ir_version(3);
