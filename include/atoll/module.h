@@ -73,7 +73,8 @@ Module compile(const GraphBuilder &graph, const ModuleOptions &options = {});
 /// Threads: after compile returns, a Module is read-only. run(), explain(),
 /// write() and the queries may be called from several threads at once, on
 /// the same Module or its copies; each run() call gets its own arena (one
-/// allocation: intermediates, temporaries and the call's pointer table) and
+/// block: intermediates, temporaries and the call's pointer table, kept by
+/// the Module for a later call: as many blocks as calls ran at once) and
 /// works on its caller's buffers, so calls on different buffers do not
 /// interact. What the calls share, read-only: the code, the module's own
 /// weights and constants, and (when every weight is the module's own) the
@@ -126,9 +127,10 @@ public:
   /// buffer was written. Rounding is round-to-nearest during the call.
   void run(const std::map<std::string, const void *> &inputs, const std::map<std::string, void *> &outputs) const;
   /// The same with every input and output in one list, in any order, each
-  /// exactly once (a repeated name is a UserError). The call allocates one
+  /// exactly once (a repeated name is a UserError). The call takes one
   /// block (the arena, the tensors of a weight phase that runs in every
-  /// call) and, for more than 32 inputs and outputs, its pointer table.
+  /// call; a free one of an earlier call, else a new one that the Module
+  /// keeps) and, for more than 32 inputs and outputs, its pointer table.
   void run(const Binding *buffers, std::size_t count) const;
   void run(const std::vector<Binding> &buffers) const { run(buffers.data(), buffers.size()); }
 

@@ -135,6 +135,15 @@ struct Module::Impl {
   mutable std::mutex explain_mutex;
   mutable std::map<std::string, std::string> explained;
 
+  /// Call blocks (arena, work area, argument array) of finished calls,
+  /// kept for the next: a call takes one (or makes one when all are in
+  /// use by concurrent calls) and gives it back. A block allocated anew
+  /// each call comes back from the allocator as fresh pages whenever other
+  /// code used that memory in between (another runtime's run, say), and
+  /// faulting the arena's pages in again costs a large share of a call.
+  mutable std::mutex blocks_mutex;
+  mutable std::vector<Block> free_blocks;
+
   std::string where() const { return "graph '" + graph.name + "'"; }
   UserError error(const std::string &reason) const {
     Location l;
@@ -297,9 +306,26 @@ void Module::Impl::run(void **table) const {
   const std::size_t n_in = inputs.size();
   for (std::size_t j = 0; j < outputs.size(); ++j)
     std::memset(table[n_in + j], 0, static_cast<std::size_t>(slot_bytes[n_in + j]));
-  // The arena, the work area and the kernel's argument array: one block.
-  Block block(arena + work + static_cast<std::int64_t>(max_args + 1) * static_cast<std::int64_t>(sizeof(void *)), false);
-  unsigned char *arena_base = block.data();
+  // The arena, the work area and the kernel's argument array: one block,
+  // reused from an earlier call when one is free.
+  struct Lease {
+    const Impl &m;
+    Block block;
+    ~Lease() {
+      std::lock_guard<std::mutex> lock(m.blocks_mutex);
+      m.free_blocks.push_back(std::move(block));
+    }
+  };
+  Lease lease{*this, [&] {
+                std::lock_guard<std::mutex> lock(blocks_mutex);
+                if (free_blocks.empty())
+                  return Block(arena + work + static_cast<std::int64_t>(max_args + 1) * static_cast<std::int64_t>(sizeof(void *)),
+                               false);
+                Block b = std::move(free_blocks.back());
+                free_blocks.pop_back();
+                return b;
+              }()};
+  unsigned char *arena_base = lease.block.data();
   unsigned char *work_base = arena_base + arena;
   if (work) std::memset(work_base, 0, static_cast<std::size_t>(work));
   void **args = reinterpret_cast<void **>(work_base + work);
