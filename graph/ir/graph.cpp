@@ -103,7 +103,7 @@ void Graph::set_tensor_pointer(const std::string &tname, std::string ptr) {
 
 NodeId Graph::add_node(Node node) {
   finalized_ = false;
-  return boost::add_vertex(std::move(node), (*g_));
+  return boost::add_vertex(std::move(node), *g_);
 }
 
 const TensorDecl &Graph::tensor(const std::string &tname) const {
@@ -113,7 +113,7 @@ const TensorDecl &Graph::tensor(const std::string &tname) const {
 }
 
 std::optional<NodeId> Graph::producer(const std::string &tname) const {
-  for (NodeId v : boost::make_iterator_range(boost::vertices((*g_))))
+  for (NodeId v : boost::make_iterator_range(boost::vertices(*g_)))
     for (const std::string &o : (*g_)[v].outputs)
       if (o == tname) return v;
   return std::nullopt;
@@ -124,7 +124,7 @@ void Graph::finalize() {
   // Forget tensors produced by nodes (finalize may run again after edits).
   for (auto it = tensors_.begin(); it != tensors_.end();)
     it = it->second.role == TensorRole::Intermediate ? tensors_.erase(it) : std::next(it);
-  boost::remove_edge_if([](auto) { return true; }, (*g_));
+  boost::remove_edge_if([](auto) { return true; }, *g_);
 
   for (const auto &[pname, range] : params)
     if (range.min < 1 || range.max < range.min)
@@ -153,7 +153,7 @@ void Graph::finalize() {
   // take a default name of another node.
   std::set<std::string> user_names;
   std::size_t position = 0;
-  for (NodeId v : boost::make_iterator_range(boost::vertices((*g_)))) {
+  for (NodeId v : boost::make_iterator_range(boost::vertices(*g_))) {
     Node &n = (*g_)[v];
     if (!n.name.empty()) {
       if (!user_names.insert(n.name).second)
@@ -162,7 +162,7 @@ void Graph::finalize() {
     ++position;
   }
   position = 0;
-  for (NodeId v : boost::make_iterator_range(boost::vertices((*g_)))) {
+  for (NodeId v : boost::make_iterator_range(boost::vertices(*g_))) {
     Node &n = (*g_)[v];
     std::string dflt = "n" + std::to_string(position);
     if (n.name.empty()) {
@@ -176,7 +176,7 @@ void Graph::finalize() {
   }
 
   // Operators exist; constant inputs move into attributes.
-  for (NodeId v : boost::make_iterator_range(boost::vertices((*g_)))) {
+  for (NodeId v : boost::make_iterator_range(boost::vertices(*g_))) {
     Node &n = (*g_)[v];
     Location nloc{n.pointer, name, n.name};
     const OpInfo *op = find_op(n.op);
@@ -237,7 +237,7 @@ void Graph::finalize() {
 
   // Produced tensors, and edges from producer to consumer.
   std::map<std::string, NodeId> produced_by;
-  for (NodeId v : boost::make_iterator_range(boost::vertices((*g_)))) {
+  for (NodeId v : boost::make_iterator_range(boost::vertices(*g_))) {
     const Node &n = (*g_)[v];
     for (const std::string &o : n.outputs) {
       if (o.empty()) continue;
@@ -250,14 +250,14 @@ void Graph::finalize() {
                         {n.pointer, name, n.name});
     }
   }
-  for (NodeId v : boost::make_iterator_range(boost::vertices((*g_)))) {
+  for (NodeId v : boost::make_iterator_range(boost::vertices(*g_))) {
     const Node &n = (*g_)[v];
     for (std::size_t slot = 0; slot < n.inputs.size(); ++slot) {
       const std::string &in = n.inputs[slot];
       if (in.empty()) continue;
       auto p = produced_by.find(in);
       if (p != produced_by.end()) {
-        boost::add_edge(p->second, v, Edge{in, static_cast<int>(slot)}, (*g_));
+        boost::add_edge(p->second, v, Edge{in, static_cast<int>(slot)}, *g_);
       } else if (!tensors_.count(in)) {
         throw UserError("unknown tensor '" + in + "' (not an input, weight or node output)",
                         {n.pointer, name, n.name});
@@ -271,13 +271,13 @@ void Graph::finalize() {
 
   // Cycles (depth-first search with a back-edge visitor), then a topological order.
   std::optional<NodeGraph::edge_descriptor> back;
-  std::vector<boost::default_color_type> colors(boost::num_vertices((*g_)));
+  std::vector<boost::default_color_type> colors(boost::num_vertices(*g_));
   boost::depth_first_search((*g_), boost::visitor(CycleFinder(&back)).color_map(
                                     boost::make_iterator_property_map(colors.begin(),
-                                                                      boost::get(boost::vertex_index, (*g_)))));
+                                                                      boost::get(boost::vertex_index, *g_))));
   if (back) {
-    const Node &from = (*g_)[boost::source(*back, (*g_))];
-    const Node &to = (*g_)[boost::target(*back, (*g_))];
+    const Node &from = (*g_)[boost::source(*back, *g_)];
+    const Node &to = (*g_)[boost::target(*back, *g_)];
     throw UserError("the graph has a cycle: node '" + from.name + "' feeds tensor '" + (*g_)[*back].tensor +
                         "' back to node '" + to.name + "', which it depends on",
                     {to.pointer, name, to.name});
@@ -368,7 +368,7 @@ Graph Graph::instantiate(const std::map<std::string, std::int64_t> &values) cons
   // Each parameter keeps its value as a one-point range: no shape is
   // symbolic any more, but Compute text may still name it (`where i in 0:N`).
   for (const auto &[pname, range] : params) out.params[pname] = ParamRange{values.at(pname), values.at(pname)};
-  for (NodeId v : boost::make_iterator_range(boost::vertices((*g_)))) out.add_node((*g_)[v]);
+  for (NodeId v : boost::make_iterator_range(boost::vertices(*g_))) out.add_node((*g_)[v]);
   out.finalize();
   return out;
 }

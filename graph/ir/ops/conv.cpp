@@ -200,6 +200,19 @@ std::string bias_statement(const ConvPlan &p, const Loops &l) {
   return p.bias ? "\n" + call("Y", l.y) + " += B(m)" : "";
 }
 
+/// `X(n, in_ch, S * oh + D * kh - P, ...) * W(w_row, c, kh, ...)`, the
+/// input read guarded where the window reaches into the padding.
+std::string conv_product(const ConvPlan &p, const Loops &l, const std::string &in_ch, const std::string &w_row) {
+  std::vector<std::string> xs = {"n", in_ch}, ws = {w_row, "c"};
+  for (std::size_t i = 0; i < l.kidx.size(); ++i) {
+    xs.push_back(Affine().add(l.y[2 + i], p.win.strides[i]).add(l.kidx[i], p.win.dilations[i]).plus(-p.win.pad_begin[i]).str());
+    ws.push_back(l.kidx[i]);
+  }
+  std::string x = call("X", xs);
+  if (p.win.reads_outside()) x = "guard(" + x + ", 0)";
+  return x + " * " + call("W", ws);
+}
+
 /// A grouped Conv with several output channels per group: the group is a
 /// loop of its own, so that every subscript is affine without a floor
 /// (`Y(n, MG * g + m, ...) +=! X(n, CG * g + c, ...) * W(MG * g + m, c, ...)`),
@@ -207,18 +220,13 @@ std::string bias_statement(const ConvPlan &p, const Loops &l) {
 /// 1x1 group convolutions) rather than a division in the input's channel.
 OpDefinition define_grouped_conv(const ConvPlan &p, const OpContext &ctx) {
   Loops l = loops(p);
-  const std::string mg = std::to_string(p.mg), cg = std::to_string(p.cg);
+  const std::string mg = std::to_string(p.mg);
   const std::string out_ch = mg + " * g + m";
-  std::vector<std::string> ys = l.y, xs = {"n", cg + " * g + c"}, ws = {out_ch, "c"};
+  std::vector<std::string> ys = l.y;
   ys[1] = out_ch;
-  for (std::size_t i = 0; i < l.kidx.size(); ++i) {
-    xs.push_back(Affine().add(l.y[2 + i], p.win.strides[i]).add(l.kidx[i], p.win.dilations[i]).plus(-p.win.pad_begin[i]).str());
-    ws.push_back(l.kidx[i]);
-  }
-  std::string x = call("X", xs);
-  if (p.win.reads_outside()) x = "guard(" + x + ", 0)";
   const std::string groups = "g in 0:" + std::to_string(p.group) + ", m in 0:" + mg;
-  std::string text = call("Y", ys) + " +=! " + x + " * " + call("W", ws) + " where " + groups + ", " + l.where.substr(7);
+  std::string text = call("Y", ys) + " +=! " + conv_product(p, l, std::to_string(p.cg) + " * g + c", out_ch) + " where " +
+                     groups + ", " + l.where.substr(7);
   if (p.bias) text += "\n" + call("Y", ys) + " += B(" + out_ch + ") where " + groups;
   return {text, in_names(ctx, {"X", "W", "B"}), {"Y"}};
 }
@@ -228,14 +236,7 @@ OpDefinition define_conv(const OpContext &ctx) {
   // (Depthwise ones, one input channel per group, stay window reductions.)
   if (p.group > 1 && p.mg > 1 && p.cg > 1) return define_grouped_conv(p, ctx);
   Loops l = loops(p);
-  std::vector<std::string> xs = {"n", in_channel(p)}, ws = {"m", "c"};
-  for (std::size_t i = 0; i < l.kidx.size(); ++i) {
-    xs.push_back(Affine().add(l.y[2 + i], p.win.strides[i]).add(l.kidx[i], p.win.dilations[i]).plus(-p.win.pad_begin[i]).str());
-    ws.push_back(l.kidx[i]);
-  }
-  std::string x = call("X", xs);
-  if (p.win.reads_outside()) x = "guard(" + x + ", 0)";
-  std::string text = call("Y", l.y) + " +=! " + x + " * " + call("W", ws) + l.where + bias_statement(p, l);
+  std::string text = call("Y", l.y) + " +=! " + conv_product(p, l, in_channel(p), "m") + l.where + bias_statement(p, l);
   return {text, in_names(ctx, {"X", "W", "B"}), {"Y"}};
 }
 
