@@ -43,6 +43,10 @@ struct ClusterResult {
   std::vector<PassRecord> passes;
   /// The IR after the passes PolyOptions::print_after names.
   std::vector<PrintedPass> printed;
+  /// The kernel whose compiled code this cluster reuses under its own
+  /// names (the same computation, src/pipeline/same_clusters.cpp); empty
+  /// when it was compiled itself.
+  std::string same_as;
 };
 
 /// Compiles one cluster (nodes in graph order) of a finalized graph. Throws

@@ -72,8 +72,11 @@ std::string emit_llvm_ir(const std::vector<poly::LKernel> &kernels, int opt_leve
 std::string emit_c_source(const std::vector<poly::LKernel> &kernels) { return emit_c(kernels); }
 
 void write_object(const std::vector<poly::LKernel> &kernels, const std::string &path_o, const std::string &path_h,
-                  const CpuOptions &options) {
-  write_object_file(kernels, path_o, options.opt_level);
+                  const CpuOptions &options, const std::map<std::string, std::string> &same_code) {
+  std::vector<poly::LKernel> own;
+  for (const poly::LKernel &k : kernels)
+    if (!same_code.count(k.name)) own.push_back(k);
+  write_object_file(own, path_o, options.opt_level, same_code);
   write_c_header(kernels, path_h);
 }
 

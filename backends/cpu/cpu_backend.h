@@ -55,9 +55,12 @@ std::unique_ptr<CpuExecutable> build_c_kernels(const std::vector<poly::LKernel> 
 std::string emit_llvm_ir(const std::vector<poly::LKernel> &kernels, int opt_level = -1);
 /// The C99 source (explain --stage c; compile --target cpu-c).
 std::string emit_c_source(const std::vector<poly::LKernel> &kernels);
-/// The host object file and its C header (compile --target cpu).
+/// The host object file and its C header (compile --target cpu). A kernel
+/// named in `same_code` (kernel -> another of `kernels`) has the other's
+/// body under its own names: its symbols are aliases of the other's, whose
+/// code is generated once.
 void write_object(const std::vector<poly::LKernel> &kernels, const std::string &path_o, const std::string &path_h,
-                  const CpuOptions &options = {});
+                  const CpuOptions &options = {}, const std::map<std::string, std::string> &same_code = {});
 /// Threads parallel loops use (--threads); n <= 0 restores hardware_concurrency.
 void set_cpu_threads(int n);
 

@@ -8,6 +8,7 @@
 
 #include <atoll/diagnostics.h>
 
+#include <llvm/IR/GlobalAlias.h>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Support/FileSystem.h>
@@ -22,11 +23,19 @@
 
 namespace atl::cpu {
 
-void write_object_file(const std::vector<poly::LKernel> &kernels, const std::string &path_o, int opt_level) {
+void write_object_file(const std::vector<poly::LKernel> &kernels, const std::string &path_o, int opt_level,
+                       const std::map<std::string, std::string> &aliases) {
   llvm::LLVMContext context;
   std::unique_ptr<llvm::Module> module = lower_to_llvm(kernels, context);
   std::unique_ptr<llvm::TargetMachine> tm = host_target_machine();
   optimize_module(*module, *tm, opt_level);
+  for (const auto &[name, target] : aliases)
+    for (const std::string suffix : {"", "_entry"}) {
+      llvm::Function *fn = module->getFunction(target + suffix);
+      ATOLL_ASSERT(fn, "no kernel '" + target + "' for the alias " + name);
+      llvm::GlobalAlias::create(fn->getValueType(), 0, llvm::GlobalValue::ExternalLinkage, name + suffix, fn,
+                                module.get());
+    }
   std::error_code ec;
   llvm::raw_fd_ostream out(path_o, ec, llvm::sys::fs::OF_None);
   if (ec) throw UserError("cannot write '" + path_o + "': " + ec.message());

@@ -3,6 +3,7 @@
 
 #include "polyhedral/ast/loop_ast.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -11,8 +12,11 @@ namespace atl::cpu {
 /// Lowers and optimizes the kernels for the host CPU and writes them as one
 /// relocatable object (PIC) to `path_o`. Kernels with parallel loops call
 /// atoll_parallel_for, so link Atoll's runtime with it. Throws UserError when
-/// a kernel is malformed or the file cannot be written.
-void write_object_file(const std::vector<poly::LKernel> &kernels, const std::string &path_o, int opt_level = 3);
+/// a kernel is malformed or the file cannot be written. `aliases` (name ->
+/// a kernel of `kernels`) adds NAME and NAME_entry as aliases of that
+/// kernel's functions: kernels with the same body under other names.
+void write_object_file(const std::vector<poly::LKernel> &kernels, const std::string &path_o, int opt_level = 3,
+                       const std::map<std::string, std::string> &aliases = {});
 
 /// A C header (C and C++) declaring every kernel's typed function, with a
 /// comment per argument (name, shape, dtype, role), and its NAME_entry.

@@ -501,7 +501,11 @@ std::vector<std::string> Module::write(const std::string &dir) const {
   const Impl &m = impl("write");
   namespace fs = std::filesystem;
   std::vector<poly::LKernel> kernels;
-  for (const auto &c : m.compiled.clusters) kernels.push_back(c.kernel);
+  std::map<std::string, std::string> same_code;  // kernels reusing another's code (ClusterResult::same_as)
+  for (const auto &c : m.compiled.clusters) {
+    kernels.push_back(c.kernel);
+    if (!c.same_as.empty()) same_code[c.kernel.name] = c.same_as;
+  }
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) throw UserError("cannot create '" + dir + "': " + ec.message());
@@ -509,7 +513,7 @@ std::vector<std::string> Module::write(const std::string &dir) const {
   std::vector<std::string> files;
   if (m.target == "cpu") {
     std::string base = (fs::path(dir) / name).string();
-    cpu::write_object(kernels, base + ".o.tmp", base + ".h.tmp");
+    cpu::write_object(kernels, base + ".o.tmp", base + ".h.tmp", {}, same_code);
     fs::rename(base + ".o.tmp", base + ".o");
     fs::rename(base + ".h.tmp", base + ".h");
     files = {name + ".o", name + ".h"};

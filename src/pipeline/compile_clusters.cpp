@@ -135,17 +135,51 @@ const PassTable<GraphCompileState> kGraphStages = {
        // Clusters are independent: they compile on CompileOptions::compile_threads
        // threads, into slots of their own, with the same results and the same
        // first error as one after the other.
+       // A cluster of the same shape as an earlier one (same_clusters.cpp)
+       // takes that one's result, renamed, unless the renaming fails.
        const Graph &g = s.scheduled.prepared.graph;
        const auto &clusters = s.scheduled.plan.fusion.clusters;
        const std::size_t n = clusters.size();
        s.cluster_options.resize(n);
+       for (std::size_t i = 0; i < n; ++i)
+         s.cluster_options[i] = cluster_options(g, g.node(clusters[i].front()).name, n, s.options);
+       std::vector<std::optional<ClusterShape>> shapes(n);
+       std::vector<std::size_t> first(n);  // the cluster whose result i reuses (i: its own)
+       std::map<std::string, std::size_t> first_of_key;
+       for (std::size_t i = 0; i < n; ++i) {
+         first[i] = i;
+         const poly::PolyOptions &po = s.cluster_options[i];
+         if (!s.options.reuse_clusters || poly::is_gpu_target(s.options.target) || !po.tree.empty() || po.tile_hint)
+           continue;
+         shapes[i] = cluster_shape(g, clusters[i]);
+         first[i] = first_of_key.emplace(shapes[i]->key, i).first->second;
+       }
        std::vector<std::optional<poly::ClusterResult>> results(n);
        std::vector<std::optional<ClusterLayout>> layouts(n);
-       parallel_jobs(n, compile_worker_threads(n, s.options.compile_threads), [&](std::size_t i) {
-         s.cluster_options[i] = cluster_options(g, g.node(clusters[i].front()).name, n, s.options);
+       auto compile_one = [&](std::size_t i) {
          results[i] = compile_nodes(g, clusters[i], s.cluster_options[i]);
          layouts[i] = cluster_layout(g, clusters[i], *results[i]);
-       });
+       };
+       std::vector<std::size_t> own;
+       for (std::size_t i = 0; i < n; ++i)
+         if (first[i] == i) own.push_back(i);
+       parallel_jobs(own.size(), compile_worker_threads(own.size(), s.options.compile_threads),
+                     [&](std::size_t k) { compile_one(own[k]); });
+       std::vector<std::size_t> again;  // renaming failed: compiled after all
+       for (std::size_t i = 0; i < n; ++i) {
+         if (first[i] == i) continue;
+         results[i] = renamed_cluster(*results[first[i]], *shapes[first[i]], *shapes[i]);
+         if (results[i]) {
+           layouts[i] = cluster_layout(g, clusters[i], *results[i]);
+           const ClusterLayout &a = *layouts[first[i]], &b = *layouts[i];
+           bool same = a.loop_nests == b.loop_nests && a.parts.size() == b.parts.size();
+           for (std::size_t p = 0; same && p < a.parts.size(); ++p) same = a.parts[p].size() == b.parts[p].size();
+           if (same) continue;
+         }
+         again.push_back(i);
+       }
+       parallel_jobs(again.size(), compile_worker_threads(again.size(), s.options.compile_threads),
+                     [&](std::size_t k) { compile_one(again[k]); });
        for (std::size_t i = 0; i < n; ++i) {
          add_timings(s, *results[i]);
          s.scheduled.clusters.push_back(std::move(*results[i]));
@@ -169,6 +203,7 @@ const PassTable<GraphCompileState> kGraphStages = {
        std::vector<poly::ClusterResult> results;
        std::vector<ClusterLayout> layouts;
        bool changed = false;
+       std::set<std::string> split;  // kernels cut into pieces: no longer code to reuse
        for (std::size_t i = 0; i < clusters.size(); ++i) {
          // A schedule the user gave, or tile sizes given for this cluster, are kept as given.
          const poly::PolyOptions &po = s.cluster_options[i];
@@ -182,12 +217,15 @@ const PassTable<GraphCompileState> kGraphStages = {
            continue;
          }
          changed = true;
+         split.insert(s.scheduled.clusters[i].kernel.name);
          for (ClusterPiece &p : pieces) {
            kernels.push_back(std::move(p.nodes));
            results.push_back(std::move(p.result));
            layouts.push_back(std::move(p.layout));
          }
        }
+       for (poly::ClusterResult &r : results)
+         if (split.count(r.same_as)) r.same_as.clear();
        s.scheduled.plan.fusion.clusters = std::move(kernels);
        s.scheduled.clusters = std::move(results);
        s.scheduled.layouts = std::move(layouts);
@@ -226,16 +264,20 @@ const PassTable<GraphCompileState> kGraphStages = {
          s.scheduled.stage_ms["codegen"] += ms;
          return true;
        }
+       // A kernel that reuses another's code (ClusterResult::same_as) calls
+       // that one's function: the same body, arguments in the same order.
        std::vector<poly::LKernel> kernels;
-       for (const auto &c : s.scheduled.clusters) kernels.push_back(c.kernel);
+       for (const auto &c : s.scheduled.clusters)
+         if (c.same_as.empty()) kernels.push_back(c.kernel);
        cpu::CpuOptions cpu_options;
        cpu_options.compile_threads = s.options.compile_threads;
        std::shared_ptr<cpu::CpuExecutable> exe =
            s.options.target == "cpu" ? std::shared_ptr<cpu::CpuExecutable>(cpu::jit_kernels(kernels, cpu_options))
                                      : std::shared_ptr<cpu::CpuExecutable>(cpu::build_c_kernels(kernels));
-       for (const auto &k : kernels) {
-         cpu::KernelEntry e = exe->entry(k.name);
-         ATOLL_ASSERT(e, "the backend lost kernel " + k.name);
+       for (const auto &c : s.scheduled.clusters) {
+         const std::string &name = c.same_as.empty() ? c.kernel.name : c.same_as;
+         cpu::KernelEntry e = exe->entry(name);
+         ATOLL_ASSERT(e, "the backend lost kernel " + name);
          s.functions.push_back(e);
        }
        s.keep_alive = exe;

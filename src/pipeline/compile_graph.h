@@ -16,6 +16,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -41,6 +42,9 @@ struct CompileOptions {
   /// the hardware threads (ATOLL_COMPILE_THREADS overrides), 1 = sequential.
   /// The code is the same for every count.
   std::size_t compile_threads = 0;
+  /// Clusters that are the same computation under other names compile once
+  /// (same_clusters.cpp); false compiles each, for tests that compare.
+  bool reuse_clusters = true;
 };
 
 /// One pass's IR as --print-after and explain print it: a header line
@@ -151,6 +155,23 @@ PreparedGraph prepare_graph(const Graph &graph);
 /// hint that cannot be honoured is a UserError naming it.
 poly::PolyOptions cluster_options(const Graph &graph, const std::string &cluster, std::size_t num_clusters,
                                   const CompileOptions &options);
+
+/// A cluster with its node and tensor names taken out: `key` is equal for
+/// two clusters of a graph exactly when they compute the same thing with
+/// tensors of the same types and roles, up to names; `names` are the
+/// cluster's node and tensor names in the order `key` numbers them.
+struct ClusterShape {
+  std::string key;
+  std::vector<std::string> names;
+};
+ClusterShape cluster_shape(const Graph &graph, const std::vector<NodeId> &cluster);
+
+/// The compiled cluster `from` (of shape `from_shape`) renamed for a cluster
+/// of the same key (`to_shape`): its kernel, arrays, statements and texts
+/// under the other cluster's names, `same_as` naming `from`'s kernel. Empty
+/// when the shapes differ or the renaming would make two names one.
+std::optional<poly::ClusterResult> renamed_cluster(const poly::ClusterResult &from, const ClusterShape &from_shape,
+                                                   const ClusterShape &to_shape);
 
 /// One kernel cut from a split cluster: its nodes (in the cluster's order),
 /// their compiled code and its layout.

@@ -12,7 +12,8 @@ nlohmann::json number_or_null(double v) { return std::isfinite(v) ? nlohmann::js
 /// Per kernel, its cluster as the polyhedral layer laid it out: operators,
 /// outermost loop nests, the operators grouped by shared nests, and `split`
 /// (a fused cluster whose operators share no loop), and `split_from` (the
-/// cluster a kernel was cut from, split_cluster). The compile phase puts
+/// cluster a kernel was cut from, split_cluster), and `same_as` (the kernel
+/// whose compiled code it reuses, same_clusters.cpp). The compile phase puts
 /// these fields in every kernel entry of manifest_kernels.
 nlohmann::json clusters_json(const GraphRun &g) {
   nlohmann::json out = nlohmann::json::array();
@@ -21,6 +22,7 @@ nlohmann::json clusters_json(const GraphRun &g) {
       out.push_back({{"name", k["cluster"]}, {"nodes", k["nodes"]}, {"loop_nests", k["loop_nests"]},
                      {"parts", k["parts"]}, {"split", k["split"]}});
       if (k.contains("split_from")) out.back()["split_from"] = k["split_from"];
+      if (k.contains("same_as")) out.back()["same_as"] = k["same_as"];
     }
   return out;
 }

@@ -283,6 +283,7 @@ nlohmann::json kernel_layouts(const CompiledGraph &compiled) {
   for (std::size_t i = 0; i < compiled.clusters.size(); ++i) {
     nlohmann::json k = {{"symbol", compiled.clusters[i].kernel.name}, {"cluster", compiled.clusters[i].name}};
     k.update(layout_json(compiled.layouts.at(i)));
+    if (!compiled.clusters[i].same_as.empty()) k["same_as"] = compiled.clusters[i].same_as;
     list.push_back(k);
   }
   return list;
@@ -398,9 +399,11 @@ double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const 
                        const std::string &symbol_prefix) {
   auto t0 = Clock::now();
   std::vector<poly::LKernel> kernels;
+  std::map<std::string, std::string> same_code;  // kernels reusing another's code (ClusterResult::same_as)
   for (const auto &c : compiled.clusters) {
     kernels.push_back(c.kernel);
     kernels.back().name = symbol_prefix + c.kernel.name;
+    if (!c.same_as.empty()) same_code[kernels.back().name] = symbol_prefix + c.same_as;
   }
   std::filesystem::create_directories(o.out_dir);
   std::vector<std::string> files;
@@ -408,7 +411,7 @@ double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const 
     files = write_gpu_files(graph.name, compiled, o, symbol_prefix, r);
   } else if (o.target == "cpu") {
     std::string base = (std::filesystem::path(o.out_dir) / graph.name).string();
-    cpu::write_object(kernels, base + ".o.tmp", base + ".h.tmp");
+    cpu::write_object(kernels, base + ".o.tmp", base + ".h.tmp", {}, same_code);
     std::filesystem::rename(base + ".o.tmp", base + ".o");
     std::filesystem::rename(base + ".h.tmp", base + ".h");
     files = {graph.name + ".o", graph.name + ".h"};
@@ -556,6 +559,8 @@ std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const Pipeli
     for (const auto &c : compiled.clusters)
       for (const auto &[what, count] : c.stats) (*r.stats)[what] = (*r.stats).value(what, 0L) + count;
     (*r.stats)["clusters_split"] = clusters_split(compiled.layouts);
+    (*r.stats)["clusters_reused"] = std::count_if(compiled.clusters.begin(), compiled.clusters.end(),
+                                                  [](const poly::ClusterResult &c) { return !c.same_as.empty(); });
     nlohmann::json per_pass = nlohmann::json::object();
     for (const nlohmann::json &p : r.passes)
       if (!p["stats"].empty()) per_pass[p["name"].get<std::string>()] = p["stats"];

@@ -8,6 +8,7 @@ target_sources(atoll_lib PRIVATE
   pipeline/compile_graph.cpp
   pipeline/compile_clusters.cpp
   pipeline/cluster_layout.cpp
+  pipeline/same_clusters.cpp
   pipeline/split_clusters.cpp
   pipeline/cluster_options.cpp
   pipeline/run_compiled.cpp

@@ -184,6 +184,32 @@ TEST_CASE("cpu: the object file and its header compile, link and run from C") {
   CHECK_THROWS_AS(write_object({saxpy("s", {})}, dir.path() + "/no/such/dir/k.o", h), UserError);
 }
 
+TEST_CASE("cpu: a kernel sharing another's code is an alias in the object file, callable by its own names") {
+  TempDir dir;
+  REQUIRE(!dir.path().empty());
+  const std::string o = dir.path() + "/kernels.o", h = dir.path() + "/kernels.h";
+  write_object({saxpy("saxpy", {poly::mark::kVector}), saxpy("again", {poly::mark::kVector})}, o, h, {},
+               {{"again", "saxpy"}});
+  std::ifstream hin(h);
+  std::string header((std::istreambuf_iterator<char>(hin)), std::istreambuf_iterator<char>());
+  CHECK(header.find("void again(const float *X, const float *Y, float *Z, int64_t N);") != std::string::npos);
+  std::ofstream(dir.path() + "/main.c") << "#include \"kernels.h\"\n"
+      "int main(void) {\n"
+      "  float x[5] = {1, 2, 3, 4, 5}, y[5] = {1, 1, 1, 1, 1}, z[5], w[5];\n"
+      "  again(x, y, z, 5);\n"
+      "  int64_t n = 5;\n"
+      "  void *a[3] = {x, y, w};\n"
+      "  again_entry(a, &n);\n"
+      "  for (int i = 0; i < 5; ++i) if (z[i] != 2 * x[i] + 1 || w[i] != z[i]) return 1;\n"
+      "  return (void *)again == (void *)saxpy ? 0 : 2;\n"
+      "}\n";
+  std::string out;
+  int rc = shell("cd " + dir.path() + " && cc -std=c99 -Wall -c main.c && cc -o main main.o kernels.o -lm && ./main",
+                 &out);
+  CAPTURE(out);
+  CHECK(rc == 0);
+}
+
 }  // TEST_SUITE
 
 }  // namespace

@@ -3,4 +3,5 @@ target_sources(atoll_tests PRIVATE
   unit/src/pipeline/compile_path_test.cpp
   unit/src/pipeline/band_chain_compile_test.cpp
   unit/src/pipeline/winograd_compile_test.cpp
+  unit/src/pipeline/same_clusters_test.cpp
 )
