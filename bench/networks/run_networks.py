@@ -11,13 +11,18 @@ usage: PYTHONPATH=build/python build/venv/bin/python bench/networks/run_networks
            [--models resnet50,squeezenet] [--reps 10] [--threads 1] [--json FILE]
 Prints, per network: Atoll's compile time, both medians, the ratio
 (onnxruntime time / Atoll time: above 1 is Atoll faster), the largest
-difference between the outputs, and the peak RSS after compiling.
+difference between the outputs, Atoll's arena (the intermediates of one
+call), and the peak resident memory of a process that only loads the model
+and runs it once, for each runtime (each in a process of its own, so one
+network's or runtime's memory does not count for another).
 """
 import argparse
 import json
 import os
 import resource
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 
@@ -66,25 +71,56 @@ def median_ms(fn, reps):
     return statistics.median(times)
 
 
+def peak_mib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def alone(runtime, path, threads):
+    """In a process of its own: load the model with one runtime, run it once
+    on random input, print the peak resident memory (MiB) as JSON."""
+    rng = np.random.default_rng(1)
+    if runtime == "atoll":
+        m = atoll.compile(atoll.import_onnx(path), threads=threads)
+        m.run({m.inputs[0]: rng.standard_normal(m.shape(m.inputs[0])).astype(np.float32)})
+    else:
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = threads
+        so.inter_op_num_threads = 1
+        sess = ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
+        i = sess.get_inputs()[0]
+        sess.run(None, {i.name: rng.standard_normal(i.shape).astype(np.float32)})
+    print(json.dumps({"peak_mib": round(peak_mib())}))
+
+
+def peak_alone(runtime, path, threads):
+    out = subprocess.run([sys.executable, __file__, "--alone", runtime, path, "--threads", str(threads)],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])["peak_mib"]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--alone", nargs=2, metavar=("RUNTIME", "MODEL"), help=argparse.SUPPRESS)
     args = ap.parse_args()
+    if args.alone:
+        return alone(args.alone[0], args.alone[1], args.threads)
     rng = np.random.default_rng(0)
     rows = []
-    print(f"{'network':14} {'compile s':>9} {'atoll ms':>9} {'ort ms':>9} {'ratio':>6} {'max diff':>9} {'peak MiB':>9}")
+    print(f"{'network':14} {'compile s':>9} {'atoll ms':>9} {'ort ms':>9} {'ratio':>6} {'max diff':>9} "
+          f"{'arena MiB':>9} {'atoll MiB':>9} {'ort MiB':>8}")
     for name in args.models.split(","):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, name + ".onnx")
             onnx.save(randomized(os.path.join(LIGHT, "light_" + name + ".onnx"), rng), path)
+            peaks = {r: peak_alone(r, path, args.threads) for r in ("atoll", "ort")}
             t0 = time.perf_counter()
             g = atoll.import_onnx(path)
             m = atoll.compile(g, threads=args.threads)
             compile_s = time.perf_counter() - t0
-            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
             so = ort.SessionOptions()
             so.intra_op_num_threads = args.threads
             so.inter_op_num_threads = 1
@@ -102,11 +138,14 @@ def main():
             a.append(median_ms(call.run, 1))
             o.append(median_ms(lambda: sess.run(None, {sess.get_inputs()[0].name: x}), 1))
         row = {"network": name, "compile_s": round(compile_s, 2), "atoll_ms": round(statistics.median(a), 2),
-               "ort_ms": round(statistics.median(o), 2), "max_diff": diff, "peak_mib": round(peak)}
+               "ort_ms": round(statistics.median(o), 2), "max_diff": diff,
+               "arena_mib": round(m.arena_bytes / 2**20, 1), "atoll_peak_mib": peaks["atoll"],
+               "ort_peak_mib": peaks["ort"]}
         row["ratio"] = round(row["ort_ms"] / row["atoll_ms"], 3)
         rows.append(row)
         print(f"{name:14} {row['compile_s']:9.1f} {row['atoll_ms']:9.2f} {row['ort_ms']:9.2f} {row['ratio']:6.2f} "
-              f"{diff:9.2e} {row['peak_mib']:9d}", flush=True)
+              f"{diff:9.2e} {row['arena_mib']:9.1f} {row['atoll_peak_mib']:9d} {row['ort_peak_mib']:8d}", flush=True)
+        del m, g, call, sess
     ratios = [r["ratio"] for r in rows]
     print(f"geomean ratio {float(np.exp(np.mean(np.log(ratios)))):.3f} over {len(rows)} networks")
     if args.json:

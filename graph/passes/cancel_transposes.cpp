@@ -110,7 +110,11 @@ Graph cancel_transposes(const Graph &graph, PassStats *stats) {
       }
       const std::string &src = n.inputs[0];
       const TensorType &in_type = graph.tensor(src).type;
-      if (in_type.shape == out.shape && in_type.dtype == out.dtype) forward(i, src, "no-op reshapes removed");
+      // A no-op Reshape that gives a name Compute text cannot hold one that it
+      // can (name_inputs) stays: Compute nodes may read it by that name.
+      if (in_type.shape == out.shape && in_type.dtype == out.dtype &&
+          (compute_identifier(src) || !compute_identifier(n.outputs[0])))
+        forward(i, src, "no-op reshapes removed");
     }
   }
 

@@ -69,7 +69,13 @@ Graph pack_gemm_weights(const Graph &graph, PassStats *stats, int panel) {
     if (ta.rank() < 2) { refuse("left operand is a vector"); continue; }
     if (tw.shape[0].is_symbolic() || tw.shape[1].is_symbolic()) { refuse("symbolic weight shape"); continue; }
     const std::int64_t k = tw.shape[trans_b ? 1 : 0].value, n = tw.shape[trans_b ? 0 : 1].value;
-    if (n % panel != 0 || n <= panel) { refuse("columns not a multiple of the panel width"); continue; }
+    // Columns that are not whole panels: the last panel is zero-padded, when
+    // the product has few rows (a classifier's 1000 outputs for one image):
+    // its weights are streamed once, and read across rows they would be
+    // gathered (transB) or unvectorized. More rows keep W's own layout.
+    const Dim &rows = ta.shape[static_cast<std::size_t>(ta.rank() - (trans_a ? 1 : 2))];
+    const bool few_rows = !rows.is_symbolic() && rows.value <= 64;
+    if (n <= panel || (n % panel != 0 && !few_rows)) { refuse("columns not a multiple of the panel width"); continue; }
     if (!compute_identifier(a) || !compute_identifier(w) || !compute_identifier(y) ||
         (!c.empty() && !compute_identifier(c))) {
       refuse("a tensor name is not a Compute identifier");
@@ -94,8 +100,10 @@ Graph pack_gemm_weights(const Graph &graph, PassStats *stats, int panel) {
       p.inputs = {w};
       p.outputs = {it->second};
       const std::string col = P + " * p_ + l_";
-      p.attrs = {{"expr", it->second + "(p_, k_, l_) = " + w + (trans_b ? "(" + col + ", k_)" : "(k_, " + col + ")") +
-                              " where p_ in 0:" + num(n / panel) + ", k_ in 0:" + num(k) + ", l_ in 0:" + P}};
+      std::string read = w + (trans_b ? "(" + col + ", k_)" : "(k_, " + col + ")");
+      if (n % panel != 0) read = "guard(" + read + ", 0)";  // the last panel's columns past N are 0
+      p.attrs = {{"expr", it->second + "(p_, k_, l_) = " + read + " where p_ in 0:" + num((n + panel - 1) / panel) +
+                              ", k_ in 0:" + num(k) + ", l_ in 0:" + P}};
       p.pointer = node.pointer;
       out.push_back(p);
       local.count("weights packed");

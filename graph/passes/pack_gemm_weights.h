@@ -28,8 +28,9 @@ namespace atl {
 /// joins to the product's kernel as its epilogue.
 ///
 /// Only f32, W of rank 2 (a weight, a folded constant, or computed from
-/// weights alone), concrete K and N with N a multiple of P and larger than
-/// P (one panel is W's own layout); the left operand of any rank >= 2; no
+/// weights alone), concrete K and N with N larger than P (one panel is W's
+/// own layout) and a multiple of P, unless the product has at most 64 rows
+/// (then the last panel is zero-padded); the left operand of any rank >= 2; no
 /// `tile` hint for the node whose column tiles are not whole panels.
 /// compile_graph turns the pass off under `vectorize: false`.
 /// Counts: "matmuls reading packed weights", "weights packed", and

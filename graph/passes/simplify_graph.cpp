@@ -8,6 +8,7 @@
 #include "graph/passes/fold_batchnorm.h"
 #include "graph/passes/fold_constants.h"
 #include "graph/passes/fold_pad.h"
+#include "graph/passes/name_inputs.h"
 #include "graph/passes/pack_gemm_weights.h"
 
 #include <functional>
@@ -30,6 +31,8 @@ bool run_plain(SimplifyState &s) {
 }
 
 const PassTable<SimplifyState> kSimplifyPasses = {
+    {"name_inputs", "graph", "graph inputs whose names Compute text cannot hold read through a no-op Reshape named so",
+     [](const SimplifyState &s) { return s.options.name_inputs; }, run_plain<name_inputs>},
     {"fold_constants", "graph", "nodes whose inputs are all constants evaluated into weights with inline data",
      [](const SimplifyState &s) { return s.options.fold_constants; },
      [](SimplifyState &s) {

@@ -21,6 +21,8 @@ namespace atl {
 
 /// Which passes simplify_graph runs, and their limits.
 struct SimplifyOptions {
+  /// name_inputs (off by default for API compatibility; compile_graph turns it on).
+  bool name_inputs = false;
   bool fold_constants = true;
   bool fold_pad = false;  ///< off by default for API compatibility; compile_graph turns it on
   bool fold_batchnorm = true;

@@ -11,6 +11,7 @@ target_sources(atoll_graph PRIVATE
   passes/fold_batchnorm.cpp
   passes/fold_constants.cpp
   passes/fold_pad.cpp
+  passes/name_inputs.cpp
   passes/pack_gemm_weights.cpp
   passes/winograd_conv.cpp
   passes/rebuild_graph.cpp

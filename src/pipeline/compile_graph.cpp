@@ -115,6 +115,7 @@ PreparedGraph prepare_graph(const Graph &graph) {
   Graph s;
   try {
     SimplifyOptions so;
+    so.name_inputs = true;
     so.fold_pad = true;
     so.block_conv_layout = true;
     so.batchnorm_scale_shift = true;

@@ -220,6 +220,7 @@ std::vector<long> choose_cache_tiles(const Scop &scop, const ScopStatement &st, 
   std::vector<long> cache(n, 0);
   if (!o.cache_sizes.empty()) {
     for (std::size_t d = 0; d < n; ++d) cache[d] = o.cache_sizes[std::min(d, o.cache_sizes.size() - 1)];
+    if (roles->u >= 0) cache[static_cast<std::size_t>(roles->u)] = 0;  // the column blocks: the cost model's alone
   } else {
     std::vector<long> base(n, 1);
     for (int d : roles->reductions) base[static_cast<std::size_t>(d)] = 0;
@@ -314,6 +315,31 @@ std::vector<long> choose_cache_tiles(const Scop &scop, const ScopStatement &st, 
     cache[static_cast<std::size_t>(roles->r)] = mc;
     cache[static_cast<std::size_t>(roles->v)] = nc;
     cache[static_cast<std::size_t>(roles->red0)] = kc;
+    // Blocked layouts with few pixels and many channels (ResNet-50's last
+    // stages: 7x7 or 14x14 pixels, 512 to 2048 channels): the weights, more
+    // than the inputs of all pixels and too large for L2, streamed from
+    // memory once per pixel row. The column blocks are then tiled outermost
+    // (cache[u]): a tile's weights over the whole reduction, with one pixel
+    // row's inputs, fit in L2, so they come from memory once and from L2
+    // for every pixel row.
+    const int u = roles->u;
+    const long eu = u >= 0 ? ext[static_cast<std::size_t>(u)] : -1;
+    if (eu > nu) {
+      std::vector<long> all(n, 1), pixels(n, 0), row(n, 0);
+      for (int d : roles->reductions) all[static_cast<std::size_t>(d)] = 0;
+      all[static_cast<std::size_t>(roles->r)] = mr;
+      all[static_cast<std::size_t>(roles->v)] = 0;
+      all[static_cast<std::size_t>(u)] = 0;
+      pixels[static_cast<std::size_t>(u)] = 1;
+      for (int d : roles->others) row[static_cast<std::size_t>(d)] = 1;
+      const long weights = tile_footprint_bytes(scop, *s, all), inputs = tile_footprint_bytes(scop, *s, pixels);
+      if (weights > t.l2_bytes / 2 && inputs > 0 && weights > 2 * inputs) {
+        long uc = fit(ladder(eu, nu, eu), [&](long c) { return fp(row, u, c); }, t.l2_bytes * 3 / 4);
+        // At least two tiles a core, of equal width.
+        uc = std::min(uc, equal_tile_width(eu, 2L * std::max(1, t.cores), nu));
+        if (uc > 0 && uc < eu) cache[static_cast<std::size_t>(u)] = equal_tile_width(eu, (eu + uc - 1) / uc, nu);
+      }
+    }
   }
   for (std::size_t d = 0; d < n; ++d)
     if (cache[d] < 0 || (ext[d] >= 0 && cache[d] >= ext[d])) cache[d] = 0;

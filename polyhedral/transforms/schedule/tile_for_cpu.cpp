@@ -181,6 +181,9 @@ CpuTileResult tile_for_cpu(const Scop &scop, const isl::schedule &schedule, cons
   order.push_back(roles->v);
   order.insert(order.end(), roles->reductions.begin(), roles->reductions.end());
   auto is_red = [&](int d) { return s->reduction[static_cast<std::size_t>(d)]; };
+  // Column blocks tiled for the cache (few pixels, large weights) go first.
+  if (roles->u >= 0 && cache[static_cast<std::size_t>(roles->u)])
+    b0.push_back(member(*s, tiled(roles->u, cache[static_cast<std::size_t>(roles->u)]))), c0.push_back(true);
   for (int d : roles->others)
     if (!cache[static_cast<std::size_t>(d)]) b0.push_back(member(*s, x(d))), c0.push_back(true);
   for (int d : order)

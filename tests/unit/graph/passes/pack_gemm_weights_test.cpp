@@ -12,10 +12,10 @@ namespace {
 
 /// y = x W1 (x of rank `rank`), z = y W1 again (a shared weight), u = y W2,
 /// v = x x^T-like product of two activations.
-Graph gemms(int rank, std::int64_t n2) {
+Graph gemms(int rank, std::int64_t n2, std::int64_t rows = 5) {
   Graph g;
   g.name = "gemms";
-  SymShape xs = rank == 3 ? SymShape{2, 5, 32} : SymShape{5, 32};
+  SymShape xs = rank == 3 ? SymShape{2, rows, 32} : SymShape{rows, 32};
   g.add_input("x", {DType::F32, xs});
   g.add_input("a", {DType::F32, {32, 32}});
   g.add_weight("W1", {DType::F32, {32, 32}});
@@ -60,9 +60,9 @@ TEST_CASE("pack_gemm_weights: weights in panels of P columns, one copy per weigh
   }
 }
 
-TEST_CASE("pack_gemm_weights: widths that are not whole panels, one panel, and panel 0 are left alone") {
+TEST_CASE("pack_gemm_weights: widths that are not whole panels (more than 64 rows), one panel, and panel 0 are left alone") {
   PassStats st;
-  Graph out = pack_gemm_weights(gemms(2, 40), &st, 16);
+  Graph out = pack_gemm_weights(gemms(2, 40, 65), &st, 16);
   CHECK(node_named(out, "mm3").op == "MatMul");
   CHECK(st.counts["not packed: columns not a multiple of the panel width"] == 1);
   CHECK(node_named(pack_gemm_weights(gemms(2, 48), nullptr, 32), "mm1").op == "MatMul");  // N = P: W's own layout
@@ -78,6 +78,27 @@ TEST_CASE("pack_gemm_weights: widths that are not whole panels, one panel, and p
   Graph same = pack_gemm_weights(gemms(2, 48), &none, 0);
   CHECK(none.changes == 0);
   CHECK(node_named(same, "mm1").op == "MatMul");
+}
+
+TEST_CASE("pack_gemm_weights: few rows and columns that are not whole panels: the last panel zero-padded") {
+  for (int trans_b : {0, 1}) {
+    Graph g;
+    g.name = "classifier";
+    g.add_input("x", {DType::F32, {2, 24}});
+    g.add_weight("W", {DType::F32, trans_b ? SymShape{40, 24} : SymShape{24, 40}});
+    g.add_weight("b", {DType::F32, {40}});
+    Node n = make_node("Gemm", {"x", "W", "b"}, {"y"}, "fc");
+    n.attrs["transB"] = trans_b;
+    g.add_node(n);
+    g.add_output("y");
+    g.finalize();
+    PassStats st;
+    Graph out = pack_gemm_weights(g, &st, 16);
+    CHECK(st.counts["weights packed"] == 1);
+    const std::string panels = trans_b ? "W_t_panels" : "W_panels";
+    CHECK(out.tensor(panels).type.str() == TensorType{DType::F32, {3, 24, 16}}.str());
+    CHECK(max_output_difference(g, out) < 1e-5);
+  }
 }
 
 TEST_CASE("pack_gemm_weights: a weight computed from weights alone is packed too") {

@@ -81,7 +81,7 @@ TEST_CASE("simplify_graph runs the enabled rows of its pass table, in table orde
   g.add_output("y");
   g.finalize();
   SimplifyOptions all;
-  all.fold_pad = all.block_conv_layout = all.band_depthwise_chain = all.batchnorm_scale_shift = true;
+  all.name_inputs = all.fold_pad = all.block_conv_layout = all.band_depthwise_chain = all.batchnorm_scale_shift = true;
   all.split_compute_node = all.transpose_contraction_operand = true;
   all.gemm_weight_panel = 16;
   SimplifySummary every, defaults;

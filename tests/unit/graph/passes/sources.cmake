@@ -9,6 +9,7 @@ target_sources(atoll_graph_tests PRIVATE
   unit/graph/passes/fold_batchnorm_test.cpp
   unit/graph/passes/fold_constants_test.cpp
   unit/graph/passes/fold_pad_test.cpp
+  unit/graph/passes/name_inputs_test.cpp
   unit/graph/passes/pack_gemm_weights_test.cpp
   unit/graph/passes/run_graph.cpp
   unit/graph/passes/simplify_graph_test.cpp
