@@ -89,8 +89,7 @@ void Graph::add_input(const std::string &tname, TensorType type, std::string ini
   inputs.push_back(tname);
 }
 
-void Graph::add_weight(const std::string &tname, TensorType type, std::string init,
-                       std::optional<std::vector<double>> data) {
+void Graph::add_weight(const std::string &tname, TensorType type, std::string init, ConstantData data) {
   TensorDecl d{tname, std::move(type), TensorRole::Weight, std::move(init), std::move(data), ""};
   declare(std::move(d));
   weights.push_back(tname);

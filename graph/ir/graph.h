@@ -23,13 +23,36 @@ namespace atl {
 
 enum class TensorRole { Input, Weight, Intermediate };
 
+/// A constant's values (row-major), shared by the copies of a graph: the
+/// graph passes, instantiation and the compiled module copy graphs, and a
+/// network's weights are most of its memory. The values never change once
+/// made; a pass that computes others assigns a new vector.
+class ConstantData {
+public:
+  ConstantData() = default;
+  ConstantData(std::nullopt_t) {}
+  ConstantData(std::vector<double> values)
+      : values_(std::make_shared<const std::vector<double>>(std::move(values))) {}
+  ConstantData(std::optional<std::vector<double>> values) {
+    if (values) values_ = std::make_shared<const std::vector<double>>(std::move(*values));
+  }
+  explicit operator bool() const { return values_ != nullptr; }
+  bool has_value() const { return values_ != nullptr; }
+  const std::vector<double> &operator*() const { return *values_; }
+  const std::vector<double> *operator->() const { return values_.get(); }
+  void reset() { values_.reset(); }
+
+private:
+  std::shared_ptr<const std::vector<double>> values_;
+};
+
 /// A tensor of the graph: declared (input, weight) or produced by a node.
 struct TensorDecl {
   std::string name;
   TensorType type;
   TensorRole role = TensorRole::Intermediate;
   std::string init;                   ///< "uniform(-1,1)" etc.; empty = default
-  std::optional<std::vector<double>> data;  ///< inline values (row-major): a constant
+  ConstantData data;                  ///< inline values (row-major): a constant
   std::string pointer;                ///< JSON pointer of its declaration or producer
 };
 
@@ -108,7 +131,7 @@ public:
   void add_input(const std::string &name, TensorType type, std::string init = {});
   /// Declares a weight; `data` (row-major) makes it a compile-time constant.
   void add_weight(const std::string &name, TensorType type, std::string init = {},
-                  std::optional<std::vector<double>> data = std::nullopt);
+                  ConstantData data = {});
   /// Appends a node. Its name defaults to "n<position>".
   NodeId add_node(Node node);
   void add_output(const std::string &name) { outputs.push_back(name); }

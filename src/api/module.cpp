@@ -253,6 +253,17 @@ void Module::Impl::prepare() {
     Block a(arena, false), w(work, true);
     std::vector<void *> args(max_args + 1);
     execute(a.data(), w.data(), nullptr, args.data(), true);
+    // Own buffers that only the weight phase read (weights it laid out anew:
+    // blocked, packed, Winograd-transformed) are not read again: freed.
+    std::vector<bool> read(own.size(), false);
+    for (const Call &c : calls)
+      if (!c.skip)
+        for (const Ref &r : c.args)
+          if (r.kind == Ref::Kind::Own) read[r.index] = true;
+    for (const Ref &r : output_source)
+      if (r.kind == Ref::Kind::Own) read[r.index] = true;
+    for (std::size_t i = 0; i < own.size(); ++i)
+      if (!read[i]) own[i] = Block();
   }
 }
 

@@ -249,13 +249,15 @@ Graph Importer::finish(const std::vector<std::string> &inputs, const std::vector
   for (std::string c : read_constants_) {
     const std::string old = c;
     spell(c);
-    if (c != old) values_.emplace(c, values_.at(old));
+    if (c != old) values_.try_emplace(c, std::move(values_.at(old)));  // the old name is not read again
     constants.insert(c);
   }
   read_constants_ = std::move(constants);
+  // The values move into the graph: a network's weights are most of the
+  // memory reading it takes, and the importer ends here.
   for (const std::string &c : read_constants_) {
-    const Value &v = values_.at(c);
-    g.add_weight(c, v.type, {}, v.constant->data);
+    Value &v = values_.at(c);
+    g.add_weight(c, v.type, {}, std::move(v.constant->data));
   }
   for (Node &n : nodes_) g.add_node(std::move(n));
   for (Node &n : extra) g.add_node(std::move(n));
@@ -408,9 +410,13 @@ bool is_onnx_path(const std::string &path) {
   return path.size() >= 5 && path.compare(path.size() - 5, 5, ".onnx") == 0;
 }
 
-Graph read_onnx_bytes(std::string_view bytes, const std::string &model_dir, const OnnxReadOptions &options) {
+namespace {
+
+Graph read_onnx_model(onnx::ModelProto &model, const std::string &model_dir, const OnnxReadOptions &options);
+
+/// The model's protobuf, parsed from the bytes of a .onnx file.
+void parse_model(std::string_view bytes, onnx::ModelProto &model) {
   if (bytes.empty()) throw UserError("the file is empty, not an ONNX model");
-  onnx::ModelProto model;
   if (bytes.size() > static_cast<std::size_t>(INT32_MAX))
     throw UserError("the model is larger than 2 GiB; ONNX stores such models with external data files");
   if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
@@ -420,9 +426,22 @@ Graph read_onnx_bytes(std::string_view bytes, const std::string &model_dir, cons
                     (json ? "it looks like JSON: an Atoll batch is read from a .json file" : "corrupt or truncated?") +
                     ")");
   }
+}
+
+}  // namespace
+
+Graph read_onnx_bytes(std::string_view bytes, const std::string &model_dir, const OnnxReadOptions &options) {
+  onnx::ModelProto model;
+  parse_model(bytes, model);
+  return read_onnx_model(model, model_dir, options);
+}
+
+namespace {
+
+Graph read_onnx_model(onnx::ModelProto &model, const std::string &model_dir, const OnnxReadOptions &options) {
   if (model.ir_version() <= 0 || !model.has_graph())
     throw UserError("not an ONNX model: no ir_version or no graph in the file");
-  const onnx::GraphProto &graph = model.graph();
+  onnx::GraphProto &graph = *model.mutable_graph();
   Importer im(options.graph_name.empty() ? std::string("model") : options.graph_name, model_dir,
               options.fold_limit);
   for (const auto &op : model.opset_import()) {
@@ -449,11 +468,18 @@ Graph read_onnx_bytes(std::string_view bytes, const std::string &model_dir, cons
   // Initializers are constants; a graph input of the same name (IR < 4
   // lists every initializer as an input too) is the initializer.
   std::set<std::string> available;
-  for (const auto &t : graph.initializer()) {
+  // Each initializer's bytes are dropped once read: the model's weights are
+  // then held once, as the importer's values, not twice.
+  for (onnx::TensorProto &t : *graph.mutable_initializer()) {
     if (t.name().empty()) throw UserError("an initializer has no name");
     if (available.count(t.name())) throw UserError("initializer '" + t.name() + "' is given twice");
     im.define_constant(t.name(), onnx_import::read_tensor(t, model_dir, "initializer '" + t.name() + "'"));
     available.insert(t.name());
+    t.clear_raw_data();
+    t.clear_float_data();
+    t.clear_double_data();
+    t.clear_int32_data();
+    t.clear_int64_data();
   }
   if (graph.sparse_initializer_size() > 0) throw UserError("sparse initializers are not supported");
   std::vector<std::string> inputs;
@@ -483,11 +509,18 @@ Graph read_onnx_bytes(std::string_view bytes, const std::string &model_dir, cons
   return im.finish(inputs, outputs);
 }
 
+}  // namespace
+
 Graph read_onnx_file(const std::string &path, const OnnxReadOptions &options) {
-  std::string bytes = read_file_text(path, "ONNX model");
+  onnx::ModelProto model;
+  {
+    // The file's bytes are freed once parsed.
+    std::string bytes = read_file_text(path, "ONNX model");
+    parse_model(bytes, model);
+  }
   OnnxReadOptions o = options;
   if (o.graph_name.empty()) o.graph_name = onnx_import::file_stem_identifier(path);
-  return read_onnx_bytes(bytes, file_directory(path), o);
+  return read_onnx_model(model, file_directory(path), o);
 }
 
 Batch read_onnx_batch(const std::string &path) {
