@@ -12,11 +12,12 @@ has one, and batch 1 as the networks have.
 
 usage: PYTHONPATH=build/python build/venv/bin/python bench/networks/layer_shapes.py
            [--models resnet50,squeezenet] [--reps 20] [--threads 1] [--match TEXT]
-           [--list] [--json FILE]
+           [--list] [--no-squares] [--json FILE]
 Prints one row per shape: the networks that have it, what it is, its GFLOP,
 Atoll's and onnxruntime's medians and the ratio (onnxruntime / Atoll: above
-1 is Atoll faster), then the ratios' geomean per kind. --list prints the
-shapes without timing them.
+1 is Atoll faster), then the ratios' geomean per kind. The square GEMMs
+999^3 to 1025^3 (sizes off the register tile) come last, marked "square".
+--list prints the shapes without timing them.
 """
 import argparse
 import json
@@ -176,6 +177,8 @@ def main():
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--match", default="")
     ap.add_argument("--list", action="store_true")
+    ap.add_argument("--no-squares", dest="squares", action="store_false",
+                    help="leave out the square GEMMs 999 to 1025")
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
     found = {}  # key -> (record, {network: count})
@@ -185,6 +188,11 @@ def main():
             rec, where = found.setdefault(key(dict(s, bias=False)), (s, {}))
             rec["bias"] = rec["bias"] or s["bias"]
             where[name] = where.get(name, 0) + 1
+    # The square GEMMs the issue watches (sizes off the register tile), not from a model.
+    if args.squares:
+        for n in (999, 1000, 1023, 1024, 1025):
+            s = {"kind": "gemm", "m": n, "n": n, "k": n, "transB": 0, "bias": False}
+            found.setdefault(key(s), (s, {"square": 1}))
     rows = []
     rng = np.random.default_rng(0)
     print(f"{'shape':42} {'GFLOP':>7} {'atoll ms':>9} {'ort ms':>9} {'ratio':>6} {'rel diff':>9}  networks")
