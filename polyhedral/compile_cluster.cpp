@@ -11,6 +11,8 @@
 
 #include <atoll/diagnostics.h>
 
+#include <algorithm>
+#include <set>
 #include <sstream>
 
 namespace atl::poly {
@@ -37,6 +39,35 @@ std::vector<std::pair<std::string, double>> level_timings(const std::vector<Pass
     const std::string level = level_name(r.level);
     if (out.empty() || out.back().first != level) out.emplace_back(level, 0.0);
     out.back().second += r.ms;
+  }
+  return out;
+}
+
+/// The output arrays whose every element the kernel assigns before it reads
+/// it: the first statement (in the original order, which the schedule keeps
+/// per element through the dependences) that touches the array is a plain
+/// assignment to it, reads none of it, and writes its whole extent. The
+/// runner need not zero-fill such an array before the kernel.
+std::set<std::string> written_first(const Scop &scop, const LKernel &kernel) {
+  std::set<std::string> out;
+  for (const LArray &a : kernel.arrays) {
+    if (a.role != LArray::Role::Output) continue;
+    const ScopArray *sa = scop.array(a.name);
+    if (!sa || sa->array.role != KernelArray::Role::Output) continue;
+    for (const ScopStatement &st : scop.statements) {
+      bool reads = std::any_of(st.reads.begin(), st.reads.end(), [&](const ScopAccess &r) { return r.array == a.name; });
+      if (st.write.array != a.name && !reads) continue;
+      if (st.write.array == a.name && !reads && st.op == compute::AssignOp::Assign && !st.write.guarded &&
+          !st.write.indirect) {
+        try {
+          isl::set written = st.write.relation.intersect_domain(st.domain).range().intersect_params(scop.context);
+          if (written.is_equal(sa->extent.intersect_params(scop.context))) out.insert(a.name);
+        } catch (const isl::exception &) {
+          // Unknown: the runner zero-fills it.
+        }
+      }
+      break;  // only the first statement that touches the array decides
+    }
   }
   return out;
 }
@@ -78,6 +109,7 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     r.gpu = s.gpu;
     r.has_gpu = s.has_gpu;
     r.stats = s.stats;
+    if (!s.has_gpu) r.written_first = written_first(s.scop, r.kernel);
     count_marks(*r.kernel.body, r.stats);
     r.timings_ms = level_timings(s.log);
     r.passes = std::move(s.log);

@@ -12,6 +12,7 @@
 #include "graph/ir/graph.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -47,6 +48,10 @@ struct ClusterResult {
   /// names (the same computation, src/pipeline/same_clusters.cpp); empty
   /// when it was compiled itself.
   std::string same_as;
+  /// Output arrays of the kernel whose every element it assigns before it
+  /// reads it (a plain assignment first, over the whole extent): the runner
+  /// need not zero-fill them before the call.
+  std::set<std::string> written_first;
 };
 
 /// Compiles one cluster (nodes in graph order) of a finalized graph. Throws

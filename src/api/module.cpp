@@ -226,7 +226,9 @@ void Module::Impl::prepare() {
 
   calls.resize(compiled.clusters.size());
   for (std::size_t b = 0; b < plan.buffers.size(); ++b)
-    calls[static_cast<std::size_t>(plan.buffers[b].first)].clear.emplace_back(plan.layout.offsets[b], plan.buffers[b].bytes);
+    if (zero_before_first_use(compiled, plan, uses, b))
+      calls[static_cast<std::size_t>(plan.buffers[b].first)].clear.emplace_back(plan.layout.offsets[b],
+                                                                                plan.buffers[b].bytes);
   for (std::size_t k = 0; k < compiled.clusters.size(); ++k) {
     Call &call = calls[k];
     call.skip = weights_once && once.kernel[k];

@@ -283,6 +283,13 @@ WeightPhase weight_phase(const CompiledGraph &compiled, const Graph &concrete,
 WeightPhase weight_phase_of(const CompiledGraph &compiled, const Graph &concrete,
                             const std::vector<memory::KernelUse> &uses);
 
+/// Whether arena buffer `b` of `plan` must be zero-filled before its first
+/// kernel: false only when that kernel writes the whole buffer with a plain
+/// assignment before reading it (ClusterResult::written_first) and no view
+/// or in-place input lives in it.
+bool zero_before_first_use(const CompiledGraph &compiled, const memory::MemoryPlan &plan,
+                           const std::vector<memory::KernelUse> &uses, std::size_t b);
+
 /// The arena plan of a compiled graph at the parameter values (`concrete` is
 /// the graph instantiated at them): graph inputs, weights, outputs and
 /// constants, and the weight phase's tensors, stay outside the arena.

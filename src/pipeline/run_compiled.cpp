@@ -88,6 +88,10 @@ public:
             static_cast<std::size_t>(memory::kArenaAlignment),
             static_cast<std::size_t>(memory::aligned_size(std::max<std::int64_t>(bytes, 1)))))) {
     if (!data_) throw std::bad_alloc();
+    // All ones: NaN in every float type. The runner zero-fills what a kernel
+    // needs zeroed (zero_before_first_use); a kernel that read a byte it
+    // neither wrote nor had cleared would show NaN in the verification.
+    std::memset(data_.get(), 0xff, static_cast<std::size_t>(memory::aligned_size(std::max<std::int64_t>(bytes, 1))));
   }
   unsigned char *data() { return data_.get(); }
 
@@ -175,6 +179,20 @@ std::function<std::int64_t(const std::string &)> tensor_bytes_of(const CompiledG
   };
 }
 
+bool zero_before_first_use(const CompiledGraph &compiled, const memory::MemoryPlan &plan,
+                           const std::vector<memory::KernelUse> &uses, std::size_t b) {
+  const memory::Buffer &buf = plan.buffers[b];
+  if (buf.temporary) return true;
+  for (const auto &[tensor, alias] : plan.alias_of)
+    if (alias.base == buf.name) return true;
+  const std::size_t k = static_cast<std::size_t>(buf.first);
+  if (k >= uses.size() || k >= compiled.clusters.size()) return true;
+  for (const memory::KernelArg &a : uses[k].args)
+    if (a.tensor == buf.name && a.access == memory::KernelArg::Access::Write && a.bytes == buf.bytes)
+      return !compiled.clusters[k].written_first.count(a.array);
+  return true;
+}
+
 memory::MemoryPlan plan_memory(const CompiledGraph &compiled, const Graph &concrete,
                                const std::map<std::string, std::int64_t> &params) {
   std::set<std::string> external(concrete.inputs.begin(), concrete.inputs.end());
@@ -246,8 +264,9 @@ std::map<std::string, Tensor> run_compiled(const CompiledGraph &compiled, const 
   };
   std::vector<Call> calls(compiled.clusters.size());
   for (std::size_t b = 0; b < plan.buffers.size(); ++b)
-    calls[static_cast<std::size_t>(plan.buffers[b].first)].clear.emplace_back(
-        arena.data() + plan.layout.offsets[b], static_cast<std::size_t>(plan.buffers[b].bytes));
+    if (zero_before_first_use(compiled, plan, uses, b))
+      calls[static_cast<std::size_t>(plan.buffers[b].first)].clear.emplace_back(
+          arena.data() + plan.layout.offsets[b], static_cast<std::size_t>(plan.buffers[b].bytes));
   for (std::size_t k = 0; k < compiled.clusters.size(); ++k) {
     const poly::ClusterResult &c = compiled.clusters[k];
     Call &call = calls[k];

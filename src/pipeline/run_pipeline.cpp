@@ -481,6 +481,14 @@ void record_memory(const Graph &graph, const CompiledGraph &compiled, const Pipe
   m.buffers = static_cast<int>(plan.buffers.size());
   m.heuristic = plan.layout.heuristic;
   r.memory = m;
+  if (r.stats) {  // the arena bytes a call zero-fills, and those it need not (written_first)
+    std::vector<memory::KernelUse> uses = kernel_uses(compiled, point);
+    std::int64_t zeroed = 0, skipped = 0;
+    for (std::size_t b = 0; b < plan.buffers.size(); ++b)
+      (zero_before_first_use(compiled, plan, uses, b) ? zeroed : skipped) += plan.buffers[b].bytes;
+    (*r.stats)["arena_bytes_zeroed"] = zeroed;
+    (*r.stats)["arena_bytes_not_zeroed"] = skipped;
+  }
 }
 
 /// The passes of the kernels' pipelines, summed by pass in table order

@@ -237,6 +237,9 @@ std::optional<poly::ClusterResult> renamed_cluster(const poly::ClusterResult &fr
   r.ast_text = text(from.ast_text);
   for (poly::PrintedPass &p : r.printed) p.text = text(p.text);
   for (std::string &f : r.fallbacks) f = text(f);
+  r.written_first.clear();
+  for (const std::string &a : from.written_first)
+    if (auto it = used.find(a); it != used.end()) r.written_first.insert(it->second);
   r.same_as = from.kernel.name;
   // Nothing was spent compiling this one.
   r.timings_ms.clear();
