@@ -324,8 +324,7 @@ struct StraightLine {
       std::int64_t per = 0;
       if (lanes > 1 && has_vector_form(k, s)) {
         if (*trip / lanes > max_unroll || *trip % lanes > max_unroll) return -1;
-        per = *trip / lanes + *trip % lanes;
-        if (masked_vector_trip(lanes, *trip)) per = 1;  // one vector, its last lanes masked off
+        per = vector_pieces(lanes, *trip);
       } else if (s.marks.count(poly::mark::kUnroll) && *trip <= max_unroll) {
         per = *trip;
       } else {

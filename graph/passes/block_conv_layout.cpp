@@ -149,8 +149,10 @@ private:
   PassStats &st_;
   std::vector<Node> out_;
   std::map<std::string, Blocked> blocked_;  ///< NCHW tensor -> its blocked form
+  std::map<std::string, std::string> converted_;  ///< blocked copy made by add_blocked_input -> its NCHW tensor
   std::set<std::string> names_, taken_;
   std::vector<std::size_t> conversions_;  ///< positions in out_ of the NCHW conversions made here
+  std::vector<std::size_t> input_conversions_;  ///< positions in out_ of the blocked copies of NCHW inputs
   std::map<std::string, std::int64_t> conversion_bytes_;  ///< by output tensor
 
   Node compute(std::string name, std::vector<std::string> in, std::string out, std::string expr, const Node &from) {
@@ -200,6 +202,12 @@ private:
     std::string x = xb != blocked_.end() ? xb->second.blocked : conv.inputs[0];
     for (const std::string &t : {x, conv.inputs[1], conv.outputs[0], has_bias ? conv.inputs[2] : x})
       if (!compute_identifier(t)) return refuse("a tensor name is not a Compute identifier");
+    // An NCHW input of whole blocks read by a window or through padding:
+    // blocked first (BlockConvOptions::block_nchw_inputs), once per tensor.
+    if (xb == blocked_.end() && o_.block_nchw_inputs && c->ci % b == 0 && (c->kh * c->kw > 1 || c->outside)) {
+      xb = add_blocked_input(conv, *c);
+      x = xb->second.blocked;
+    }
 
     // A blocked input of whole blocks is reduced over its block and lane as
     // two indices, the lane innermost: the micro-kernel's broadcasts walk
@@ -335,6 +343,23 @@ private:
     return true;
   }
 
+  /// Appends the blocked copy [N, Ci/B, H, W, B] of the conv's NCHW input
+  /// (whole blocks) and records it as that tensor's blocked form.
+  std::map<std::string, Blocked>::iterator add_blocked_input(const Node &conv, const ConvGeometry &c) {
+    const std::string &x = conv.inputs[0];
+    const std::int64_t b = o_.block, cb = c.ci / b;
+    const std::string x5 = fresh_tensor_name(g_, x + "_blk", taken_);
+    const std::string expr = x5 + "(n_, cb_, h_, w_, l_) = " + x + "(n_, " + num(b) + " * cb_ + l_, h_, w_) where n_ in 0:" +
+                             num(c.n) + ", cb_ in 0:" + num(cb) + ", h_ in 0:" + num(c.h) + ", w_ in 0:" + num(c.w) +
+                             ", l_ in 0:" + num(b);
+    out_.push_back(compute(conv.name + "_in_blk", {x}, x5, expr, conv));
+    converted_[x5] = x;
+    input_conversions_.push_back(out_.size() - 1);
+    conversion_bytes_[x5] = 8 * c.n * c.ci * c.h * c.w;
+    st_.count("NCHW inputs converted to blocked");
+    return blocked_.insert_or_assign(x, Blocked{x5, c.ci, {c.n, cb, c.h, c.w, b}}).first;
+  }
+
   /// Appends the zero-padded copy of the conv's input `x` (NCHW, or blocked) and returns its name.
   std::string add_padded_input(const Node &conv, const std::string &x, bool blocked, const ConvGeometry &c) {
     std::int64_t hp = c.h + c.p[0] + c.end[0], wp = c.w + c.p[1] + c.end[1];
@@ -343,16 +368,25 @@ private:
     std::string ranges = " where n_ in 0:" + num(c.n);
     std::string expr;
     std::int64_t channels = c.ci;
+    std::string source = x;
     if (blocked) {
       std::int64_t cb = ceil_div(c.ci, o_.block);
       channels = cb * o_.block;
-      expr = xp + "(n_, cb_, h_, w_, l_) = guard(" + x + "(n_, cb_, " + h + ", " + w + ", l_), 0)" + ranges +
+      // A blocked copy this pass made of an NCHW tensor: the padded copy
+      // reads the NCHW tensor itself (one pass over the input, not two; the
+      // unpadded copy stays only where something else reads it).
+      const auto nchw = converted_.find(x);
+      const std::string read = nchw == converted_.end()
+                                   ? x + "(n_, cb_, " + h + ", " + w + ", l_)"
+                                   : nchw->second + "(n_, " + num(o_.block) + " * cb_ + l_, " + h + ", " + w + ")";
+      if (nchw != converted_.end()) source = nchw->second;
+      expr = xp + "(n_, cb_, h_, w_, l_) = guard(" + read + ", 0)" + ranges +
              ", cb_ in 0:" + num(cb) + ", h_ in 0:" + num(hp) + ", w_ in 0:" + num(wp) + ", l_ in 0:" + num(o_.block);
     } else {
       expr = xp + "(n_, c_, h_, w_) = guard(" + x + "(n_, c_, " + h + ", " + w + "), 0)" + ranges + ", c_ in 0:" +
              num(c.ci) + ", h_ in 0:" + num(hp) + ", w_ in 0:" + num(wp);
     }
-    out_.push_back(compute(conv.name + "_pad", {x}, xp, expr, conv));
+    out_.push_back(compute(conv.name + "_pad", {source}, xp, expr, conv));
     st_.count("inputs padded");
     st_.count("conversion bytes", 4 * c.n * channels * (c.h * c.w + hp * wp), false);
     return xp;
@@ -412,6 +446,10 @@ private:
     for (const Node &n : out_)
       for (const std::string &i : n.inputs) ++uses[i];
     for (const std::string &o : g_.outputs) ++uses[o];
+    for (std::size_t k : input_conversions_) {
+      const std::string &t = out_[k].outputs[0];
+      if (uses[t]) st_.count("conversion bytes", conversion_bytes_[t], false);
+    }
     for (std::size_t k : conversions_) {
       const std::string &t = out_[k].outputs[0];
       if (!uses[t]) continue;

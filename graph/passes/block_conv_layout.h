@@ -29,6 +29,16 @@ struct BlockConvOptions {
   /// multiply-adds in its GEMMs, plus two transforms of one pass each.
   /// Off by default for API compatibility; compile_graph turns it on.
   bool winograd = false;
+  /// A conv of an NCHW input with whole channel blocks whose window is more
+  /// than one pixel or reaches into the padding reads a blocked copy of its
+  /// input (one conversion, shared by every conv that reads the same
+  /// tensor) instead of the NCHW tensor: read as NCHW, each step of the
+  /// micro-kernel's reduction (one input channel) broadcasts from a
+  /// different channel plane, a new cache line and often a new page, and
+  /// the weights go in steps of Kh x Kw x B floats. A single 3x3 conv of
+  /// 256 channels at 56x56 ran at under half of onnxruntime's speed so.
+  /// Off by default for API compatibility; compile_graph turns it on.
+  bool block_nchw_inputs = false;
   int winograd_panel = 16;  ///< the transformed weights' column panels (the GEMM register tile's width; 0: none)
   /// The Winograd form runs in bands of tile rows whose transformed input and
   /// products take at most this many bytes together (at least one tile row
@@ -48,7 +58,8 @@ struct BlockConvOptions {
 /// y5 is [N, ceil(Co/B), Oh, Ow, B]: output channels in blocks of B lanes (Co
 /// padded up with zero weights). X is read in NCHW (one scalar broadcast per
 /// multiply-add, so any stride and dilation works), or in blocked form when it
-/// is the NCHW conversion of another blocked result; when the window reaches
+/// is the NCHW conversion of another blocked result (or, with
+/// BlockConvOptions::block_nchw_inputs, a conversion this pass adds); when the window reaches
 /// outside X, a zero-padded copy of X ("x_pad", one more Compute) is read
 /// instead, so the micro-kernel has no guarded loads. Elementwise operators
 /// (unary, or binary on two blocked tensors of one shape) whose inputs are all
@@ -72,6 +83,7 @@ struct BlockConvOptions {
 /// VALID; and only where the cost model says it pays (see BlockConvOptions).
 /// Counts: "convs blocked", "convs reading a blocked input", "convs as
 /// Winograd F(2x2, 3x3)", "elementwise ops kept blocked", "inputs padded",
+/// "NCHW inputs converted to blocked",
 /// "conversions to NCHW" and "conversion bytes"
 /// (what the run-time conversions read and write: NCHW outputs still read,
 /// padded copies, reorders of non-constant weights; not rewrites), and

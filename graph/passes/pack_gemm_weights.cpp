@@ -69,13 +69,12 @@ Graph pack_gemm_weights(const Graph &graph, PassStats *stats, int panel) {
     if (ta.rank() < 2) { refuse("left operand is a vector"); continue; }
     if (tw.shape[0].is_symbolic() || tw.shape[1].is_symbolic()) { refuse("symbolic weight shape"); continue; }
     const std::int64_t k = tw.shape[trans_b ? 1 : 0].value, n = tw.shape[trans_b ? 0 : 1].value;
-    // Columns that are not whole panels: the last panel is zero-padded, when
-    // the product has few rows (a classifier's 1000 outputs for one image):
-    // its weights are streamed once, and read across rows they would be
-    // gathered (transB) or unvectorized. More rows keep W's own layout.
-    const Dim &rows = ta.shape[static_cast<std::size_t>(ta.rank() - (trans_a ? 1 : 2))];
-    const bool few_rows = !rows.is_symbolic() && rows.value <= 64;
-    if (n <= panel || (n % panel != 0 && !few_rows)) { refuse("columns not a multiple of the panel width"); continue; }
+    // Columns that are not whole panels: the last panel is zero-padded (the
+    // product reads only the columns below N). Panels make W one stream a
+    // register tile; in its own layout W is read across rows at N's stride
+    // (gathered under transB), and square products with N off the panel
+    // (1000, 1023) ran measurably slower than their packed neighbours.
+    if (n <= panel) { refuse("columns not more than one panel"); continue; }
     if (!compute_identifier(a) || !compute_identifier(w) || !compute_identifier(y) ||
         (!c.empty() && !compute_identifier(c))) {
       refuse("a tensor name is not a Compute identifier");

@@ -124,6 +124,7 @@ PreparedGraph prepare_graph(const Graph &graph) {
     // Panels are read a vector at a time: not under `vectorize: false`.
     so.gemm_weight_panel = graph.schedule.vectorize.value_or(true) ? poly::gemm_tile_columns(poly::host_target()) : 0;
     so.block_conv.winograd = true;
+    so.block_conv.block_nchw_inputs = true;
     so.block_conv.winograd_panel = so.gemm_weight_panel;
     // Bands across three convolutions are fusion: not under `fuse: none`.
     so.band_depthwise_chain = graph.schedule.fuse.mode != FuseHint::Mode::None;

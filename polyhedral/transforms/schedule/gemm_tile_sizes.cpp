@@ -101,6 +101,22 @@ std::optional<Roles> roles_of(const ScopStatement &s, std::string &why) {
     }
   }
   if (ro.reductions.empty()) return why = "no reduction dimension", std::nullopt;
+  // A reduction index that is a read's whole last subscript walks that
+  // read's memory in order: the micro-kernel's k loop, innermost, even when
+  // another reduction is longer. A blocked convolution's channel lane
+  // (x(n, cb, h, w, cl), 16 long) so walks one cache line per pixel, where
+  // its channel blocks (cb, 32 long at 512 channels) jumped from one
+  // channel plane to the next at every step.
+  for (const Expr *r : reads) {
+    if (r->args.empty() || r->args.back()->kind != ExprKind::Var) continue;
+    const int d = index_of(r->args.back()->name);
+    if (d < 0 || !s.reduction[static_cast<std::size_t>(d)] || d == ro.red0) continue;
+    const long e = extent(s.domain, d);
+    if (e >= 8) {
+      ro.red0 = d;
+      break;
+    }
+  }
   return ro;
 }
 
@@ -240,9 +256,17 @@ std::vector<long> choose_cache_tiles(const Scop &scop, const ScopStatement &st, 
     // blocks of 768 is faster than in blocks of 1024).
     const bool panels = std::any_of(s->reads.begin(), s->reads.end(),
                                     [&](const ScopAccess &r) { return reads_in_panels(*s, r, roles->v, nr); });
+    // Many rows (a known extent beyond 16 register tiles a core): every
+    // row strip sweeps the same kc x nc block of panels, which must then
+    // stay in L2 beside the strips passing through. Blocks of at most 256
+    // (and below a third of L2, see nc) kept 1024^3 near the FMA peak,
+    // where the whole reduction (1 MiB blocks with 2 MiB of L2) ran a
+    // quarter slower.
     const long ek = ext[static_cast<std::size_t>(roles->red0)];
-    std::vector<long> ks = ladder(ek, 16, panels ? 768 : 512);
-    if (panels && ek > 768 && ek <= 1024) ks.insert(ks.begin(), ek);  // the MLP's 784: faster whole than in two
+    const long er_known = ext[static_cast<std::size_t>(roles->r)];
+    const bool many_rows = panels && roles->u < 0 && er_known > 16L * std::max(1, t.cores) * mr;
+    std::vector<long> ks = ladder(ek, 16, many_rows ? 256 : panels ? 768 : 512);
+    if (panels && !many_rows && ek > 768 && ek <= 1024) ks.insert(ks.begin(), ek);  // the MLP's 784: faster whole than in two
     long kc = fit(ks,
                   [&](long c) { return fp(base, roles->red0, c); },
                   roles->u >= 0 || panels ? t.l2_bytes / 2 : t.l1_bytes);
@@ -305,7 +329,8 @@ std::vector<long> choose_cache_tiles(const Scop &scop, const ScopStatement &st, 
     if (mc > mr && par_cols == 0 && ecols < (1 << 30)) {
       std::vector<long> strip = base;
       strip[static_cast<std::size_t>(roles->r)] = mr;
-      long in_l2 = fit(ladder(ecols, nr, 1 << 20), [&](long c) { return fp(strip, roles->v, c); }, t.l2_bytes * 3 / 4);
+      long in_l2 = fit(ladder(ecols, nr, 1 << 20), [&](long c) { return fp(strip, roles->v, c); },
+                       many_rows ? t.l2_bytes / 3 : t.l2_bytes * 3 / 4);
       if (in_l2 > 0 && in_l2 < ecols) {
         in_l2 = equal_tile_width(ecols, (ecols + in_l2 - 1) / in_l2, nr);
         nc = nc > 0 ? std::min(nc, in_l2) : in_l2;
@@ -334,7 +359,11 @@ std::vector<long> choose_cache_tiles(const Scop &scop, const ScopStatement &st, 
       for (int d : roles->others) row[static_cast<std::size_t>(d)] = 1;
       const long weights = tile_footprint_bytes(scop, *s, all), inputs = tile_footprint_bytes(scop, *s, pixels);
       if (weights > t.l2_bytes / 2 && inputs > 0 && weights > 2 * inputs) {
-        long uc = fit(ladder(eu, nu, eu), [&](long c) { return fp(row, u, c); }, t.l2_bytes * 3 / 4);
+        // Every multiple of the register tile's blocks (the ladder stops at
+        // 8: 512 channels in tiles of 8 blocks took 2.4 MiB of weights).
+        std::vector<long> blocks;
+        for (long c = eu / nu * nu; c >= nu; c -= nu) blocks.push_back(c);
+        long uc = fit(blocks, [&](long c) { return fp(row, u, c); }, t.l2_bytes * 3 / 4);
         // At least two tiles a core, of equal width.
         uc = std::min(uc, equal_tile_width(eu, 2L * std::max(1, t.cores), nu));
         if (uc > 0 && uc < eu) cache[static_cast<std::size_t>(u)] = equal_tile_width(eu, (eu + uc - 1) / uc, nu);

@@ -107,6 +107,41 @@ TEST_CASE("block_conv_layout: blocked conv equals Conv on odd shapes, strides, p
   }
 }
 
+TEST_CASE("block_conv_layout: block_nchw_inputs reads a blocked copy of an NCHW input of whole blocks, shared") {
+  // Two windowed convs (one padded, one strided and unpadded) and a 1x1 of
+  // the same 32-channel input; a 24-channel input (not whole blocks) stays NCHW.
+  for (std::int64_t ci : {32, 24}) {
+    INFO("ci " << ci);
+    Graph g;
+    g.name = "shared";
+    g.add_input("x", {DType::F32, {2, ci, 9, 10}});
+    add_weights(g, "W1", {16, ci, 3, 3}, true, 1);
+    add_weights(g, "W2", {20, ci, 2, 2}, true, 2);
+    add_weights(g, "W3", {16, ci, 1, 1}, true, 3);
+    g.add_node(make_node("Conv", {"x", "W1"}, {"y1"}, "c1", {{"pads", {1, 1, 1, 1}}}));
+    g.add_node(make_node("Conv", {"x", "W2"}, {"y2"}, "c2", {{"strides", {2, 2}}}));
+    g.add_node(make_node("Conv", {"x", "W3"}, {"y3"}, "c3"));
+    g.add_output("y1");
+    g.add_output("y2");
+    g.add_output("y3");
+    g.finalize();
+    BlockConvOptions o = always();
+    o.block_nchw_inputs = true;
+    PassStats st;
+    Graph out = eliminate_dead_nodes(block_conv_layout(g, &st, o));
+    CHECK(st.counts["convs blocked"] == 3);
+    CHECK(st.counts["NCHW inputs converted to blocked"] == (ci == 32 ? 1 : 0));
+    // both windowed convs read the one copy (the 1x1 reads it too when it comes after the first)
+    if (ci == 32) CHECK(st.counts["convs reading a blocked input"] >= 2);
+    else CHECK(st.counts["convs reading a blocked input"] == 0);
+    if (ci == 32) CHECK(out.tensor("x_blk").type.str() == TensorType{DType::F32, {2, 2, 9, 10, 16}}.str());
+    CHECK(max_output_difference(g, out) < 1e-4);
+    PassStats off;
+    block_conv_layout(g, &off, always());
+    CHECK(off.counts["NCHW inputs converted to blocked"] == 0);
+  }
+}
+
 TEST_CASE("block_conv_layout: the block size comes from the options") {
   ConvShape s{1, 3, 8, 8, 12, 3, 3, 1, 1, 1, 1};
   Graph g = conv_graph(s);

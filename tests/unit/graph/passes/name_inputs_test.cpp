@@ -62,7 +62,7 @@ TEST_CASE("name_inputs: a non-identifier input is read through a no-op Reshape n
 }
 
 TEST_CASE("name_inputs: names that start with a digit, end in '_' or are Compute words become identifiers") {
-  for (const std::string &name : {"0.input", "input.1", "x_", "exp"}) {
+  for (const std::string name : {"0.input", "input.1", "x_", "exp"}) {
     INFO(name);
     Graph out = name_inputs(conv_on(name));
     const Node *r = find_node(out, "Reshape");

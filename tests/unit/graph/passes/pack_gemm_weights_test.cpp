@@ -60,11 +60,15 @@ TEST_CASE("pack_gemm_weights: weights in panels of P columns, one copy per weigh
   }
 }
 
-TEST_CASE("pack_gemm_weights: widths that are not whole panels (more than 64 rows), one panel, and panel 0 are left alone") {
+TEST_CASE("pack_gemm_weights: widths that are not whole panels are padded (any rows); one panel and panel 0 are left alone") {
   PassStats st;
   Graph out = pack_gemm_weights(gemms(2, 40, 65), &st, 16);
-  CHECK(node_named(out, "mm3").op == "MatMul");
-  CHECK(st.counts["not packed: columns not a multiple of the panel width"] == 1);
+  CHECK(node_named(out, "mm3").op == "Compute");
+  CHECK(out.tensor("W2_panels").type.str() == TensorType{DType::F32, {3, 32, 16}}.str());
+  CHECK(max_output_difference(gemms(2, 40, 65), out) < 1e-5);
+  PassStats one;
+  pack_gemm_weights(gemms(2, 16, 65), &one, 16);
+  CHECK(one.counts["not packed: columns not more than one panel"] == 1);
   CHECK(node_named(pack_gemm_weights(gemms(2, 48), nullptr, 32), "mm1").op == "MatMul");  // N = P: W's own layout
   Graph hinted = gemms(2, 48);
   hinted.schedule.tile["mm1"] = {0, 24, 0};  // column tiles of 24 would split 16-wide panels
