@@ -468,10 +468,13 @@ private:
   /// `may_jam`: false for the rest of a jammed loop (fewer than jam vectors).
   void vector_loop(const LStmt &s, llvm::Value *start, llvm::Value *end, std::optional<std::int64_t> trip,
                    bool may_jam = true) {
-    if (trip && masked_vector_trip(lanes_, *trip) && !partials_ && !lane_mask_ && no_memory_accumulation(s)) {
-      // 9 to 15 elements with AVX-512: one vector whose last lanes are
-      // masked off in every load and store (an 8-lane vector and up to
-      // seven scalar columns otherwise: a 10-way classifier, 14x14 rows).
+    const bool in_registers = promo_ && long_promoted_loop(*promo_->loop);
+    if (trip && masked_vector_trip(lanes_, *trip, in_registers) && !partials_ && !lane_mask_ &&
+        no_memory_accumulation(s)) {
+      // 9 to 15 elements with AVX-512 (5 to 15 in a register tile's
+      // promoted loop): one vector whose last lanes are masked off in every
+      // load and store (an 8-lane vector and up to seven scalar columns
+      // otherwise: a 10-way classifier, 14x14 rows).
       // No lane is combined with another here (partials_ is null), so the
       // masked-off lanes' values are never used; an accumulation is only
       // taken in registers (a masked store read back by a masked load in

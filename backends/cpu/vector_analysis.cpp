@@ -277,6 +277,7 @@ struct StraightLine {
   std::set<std::string> written, read;
   std::vector<std::string> inner;  ///< iterators of the enclosing unrolled loops
   int stores = 0;
+  bool long_loop = true;  ///< the promoted loop keeps masked accumulators (long_promoted_loop)
 
   /// Values (accumulators) one execution of `s` produces, or -1 when not straight-line.
   std::int64_t count(const LStmt &s) {
@@ -324,7 +325,7 @@ struct StraightLine {
       std::int64_t per = 0;
       if (lanes > 1 && has_vector_form(k, s)) {
         if (*trip / lanes > max_unroll || *trip % lanes > max_unroll) return -1;
-        per = vector_pieces(lanes, *trip);
+        per = vector_pieces(lanes, *trip, long_loop);
       } else if (s.marks.count(poly::mark::kUnroll) && *trip <= max_unroll) {
         per = *trip;
       } else {
@@ -348,12 +349,17 @@ struct StraightLine {
 
 }  // namespace
 
+bool long_promoted_loop(const LStmt &loop) {
+  std::optional<std::int64_t> trip = constant_trip_count(loop);
+  return !trip || *trip >= 16;
+}
+
 std::set<std::string> promotable_accumulators(const poly::LKernel &k, const LStmt &loop, std::int64_t lanes,
                                               std::int64_t max_unroll, std::int64_t max_accumulators) {
   if (loop.kind != LStmtKind::For || !loop.marks.count(poly::mark::kReduction) ||
       loop.marks.count(poly::mark::kParallel) || !loop_upper_bound(loop) || loop.step <= 0)
     return {};
-  StraightLine sl{k, lanes, max_unroll, {loop.iterator}, {}, {}, {}, 0};
+  StraightLine sl{k, lanes, max_unroll, {loop.iterator}, {}, {}, {}, 0, long_promoted_loop(loop)};
   std::int64_t n = 0;
   for (const auto &b : loop.body) {
     if (!b) continue;

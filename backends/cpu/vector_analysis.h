@@ -20,33 +20,46 @@ std::optional<std::int64_t> coefficient(const poly::LExpr &e, const std::string 
 std::optional<std::int64_t> constant_difference(const poly::LExpr &a, const poly::LExpr &b);
 
 /// A kVector loop of `trip` elements that runs as one vector of `lanes`
-/// lanes with the last ones masked off: 5 to 15 elements but 8 with 16
-/// lanes (AVX-512, where masked loads and stores cost what full ones do).
-/// Otherwise a shorter trip runs as narrower vectors and up to three
-/// scalars: a remainder of 7 columns took five registers a row, and a
-/// register tile's leftover columns (999 = 62 x 16 + 7) no longer fitted
-/// the register file.
-inline bool masked_vector_trip(std::int64_t lanes, std::int64_t trip) {
-  return lanes == 16 && trip > 4 && trip < lanes && trip != 8;
+/// lanes with the last ones masked off: 9 to 15 elements with 16 lanes
+/// (AVX-512, where masked loads and stores cost what full ones do); 5 to 15
+/// but 8 where the loop's values stay in registers (`in_registers`: a
+/// register tile's promoted accumulators, over a reduction of at least 16
+/// steps: each promoted loop loads its masked accumulators before and
+/// stores them after, and a 3-step window row waited on that store at
+/// every step). Otherwise a shorter trip runs as
+/// narrower vectors and up to three scalars: a remainder of 7 columns took
+/// five registers a row, and a register tile's leftover columns (999 = 62 x
+/// 16 + 7) no longer fitted the register file. Where a masked vector
+/// accumulates in memory (a depthwise row of 6 columns) it waits on its own
+/// masked store, and narrower vectors were measured three times faster.
+inline bool masked_vector_trip(std::int64_t lanes, std::int64_t trip, bool in_registers = false) {
+  if (lanes != 16 || trip >= lanes) return false;
+  return in_registers ? trip > 4 && trip != 8 : trip * 2 > lanes;
 }
 
 /// The vectors and scalars a kVector loop of constant `trip` emits as
-/// straight-line code at `lanes` lanes (LlvmLowering::vector_loop): whole
-/// vectors, then the rest as one masked vector, narrower vectors (of at
-/// least `min_lanes`) or scalars. A register tile's accumulators are these
-/// pieces times its rows.
-inline std::int64_t vector_pieces(std::int64_t lanes, std::int64_t trip, std::int64_t min_lanes = 4) {
+/// straight-line code at `lanes` lanes inside a register tile's promoted
+/// loop (LlvmLowering::vector_loop; `in_registers`: long_promoted_loop): whole vectors, then the rest as one
+/// masked vector, narrower vectors (of at least `min_lanes`) or scalars.
+/// The tile's accumulators are these pieces times its rows.
+inline std::int64_t vector_pieces(std::int64_t lanes, std::int64_t trip, bool in_registers = true,
+                                  std::int64_t min_lanes = 4) {
   if (trip <= 0) return 0;
-  if (masked_vector_trip(lanes, trip)) return 1;
+  if (masked_vector_trip(lanes, trip, in_registers)) return 1;
   if (trip < lanes) {
     if (trip < min_lanes) return trip;
     std::int64_t narrow = min_lanes;
     while (narrow * 2 <= trip) narrow *= 2;
-    return vector_pieces(narrow, trip, min_lanes);
+    return vector_pieces(narrow, trip, in_registers, min_lanes);
   }
   const std::int64_t rest = trip % lanes;
-  return trip / lanes + (rest >= min_lanes ? vector_pieces(lanes, rest, min_lanes) : rest);
+  return trip / lanes + (rest >= min_lanes ? vector_pieces(lanes, rest, in_registers, min_lanes) : rest);
 }
+
+/// A promoted reduction loop long enough to keep masked accumulators
+/// (masked_vector_trip's `in_registers`): 16 steps or more, or a trip count
+/// that is not a constant.
+bool long_promoted_loop(const poly::LStmt &loop);
 
 /// The trip count of a loop `for (it = init; it < or <= bound; it += step)`
 /// when it is a constant.

@@ -349,9 +349,9 @@ private:
     const std::string &x = conv.inputs[0];
     const std::int64_t b = o_.block, cb = c.ci / b;
     const std::string x5 = fresh_tensor_name(g_, x + "_blk", taken_);
-    const std::string expr = x5 + "(n_, cb_, h_, w_, l_) = " + x + "(n_, " + num(b) + " * cb_ + l_, h_, w_) where n_ in 0:" +
-                             num(c.n) + ", cb_ in 0:" + num(cb) + ", h_ in 0:" + num(c.h) + ", w_ in 0:" + num(c.w) +
-                             ", l_ in 0:" + num(b);
+    const std::string expr = x5 + "(n_, cb_, h_, w_, l_) = " + x + "(n_, " + num(b) + " * cb_ + l_, h_, w_)" +
+                             " where n_ in 0:" + num(c.n) + ", cb_ in 0:" + num(cb) + ", h_ in 0:" + num(c.h) +
+                             ", w_ in 0:" + num(c.w) + ", l_ in 0:" + num(b);
     out_.push_back(compute(conv.name + "_in_blk", {x}, x5, expr, conv));
     converted_[x5] = x;
     input_conversions_.push_back(out_.size() - 1);

@@ -266,7 +266,8 @@ std::vector<long> choose_cache_tiles(const Scop &scop, const ScopStatement &st, 
     const long er_known = ext[static_cast<std::size_t>(roles->r)];
     const bool many_rows = panels && roles->u < 0 && er_known > 16L * std::max(1, t.cores) * mr;
     std::vector<long> ks = ladder(ek, 16, many_rows ? 256 : panels ? 768 : 512);
-    if (panels && !many_rows && ek > 768 && ek <= 1024) ks.insert(ks.begin(), ek);  // the MLP's 784: faster whole than in two
+    // The MLP's 784: faster whole than in two.
+    if (panels && !many_rows && ek > 768 && ek <= 1024) ks.insert(ks.begin(), ek);
     long kc = fit(ks,
                   [&](long c) { return fp(base, roles->red0, c); },
                   roles->u >= 0 || panels ? t.l2_bytes / 2 : t.l1_bytes);
