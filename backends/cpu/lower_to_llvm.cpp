@@ -468,8 +468,7 @@ private:
   /// `may_jam`: false for the rest of a jammed loop (fewer than jam vectors).
   void vector_loop(const LStmt &s, llvm::Value *start, llvm::Value *end, std::optional<std::int64_t> trip,
                    bool may_jam = true) {
-    const bool in_registers = promo_ && long_promoted_loop(*promo_->loop);
-    if (trip && masked_vector_trip(lanes_, *trip, in_registers) && !partials_ && !lane_mask_ &&
+    if (trip && masked_vector_trip(lanes_, *trip, promo_ && promo_->long_loop) && !partials_ && !lane_mask_ &&
         no_memory_accumulation(s)) {
       // 9 to 15 elements with AVX-512 (5 to 15 in a register tile's
       // promoted loop): one vector whose last lanes are masked off in every
@@ -928,6 +927,7 @@ private:
     std::size_t next = 0;
     std::vector<Accumulator> acc;
     const LStmt *loop = nullptr;  ///< the reduction loop
+    bool long_loop = false;       ///< long_promoted_loop(*loop): masked accumulators pay
     std::set<std::string> prefetched;  ///< panel operands prefetched in this body (prefetch_next_panels)
   };
   /// Unrolled iterations after the first around the code being emitted.
@@ -1045,6 +1045,7 @@ private:
   void promoted_loop(const LStmt &s, llvm::Value *start, const std::set<std::string> &arrays) {
     Promotion promo;
     promo.loop = &s;
+    promo.long_loop = long_promoted_loop(s);
     promo.arrays = arrays;
     Promotion *outer = promo_;
     promo_ = &promo;

@@ -22,16 +22,14 @@ std::optional<std::int64_t> constant_difference(const poly::LExpr &a, const poly
 /// A kVector loop of `trip` elements that runs as one vector of `lanes`
 /// lanes with the last ones masked off: 9 to 15 elements with 16 lanes
 /// (AVX-512, where masked loads and stores cost what full ones do); 5 to 15
-/// but 8 where the loop's values stay in registers (`in_registers`: a
-/// register tile's promoted accumulators, over a reduction of at least 16
-/// steps: each promoted loop loads its masked accumulators before and
-/// stores them after, and a 3-step window row waited on that store at
-/// every step). Otherwise a shorter trip runs as
-/// narrower vectors and up to three scalars: a remainder of 7 columns took
-/// five registers a row, and a register tile's leftover columns (999 = 62 x
-/// 16 + 7) no longer fitted the register file. Where a masked vector
-/// accumulates in memory (a depthwise row of 6 columns) it waits on its own
-/// masked store, and narrower vectors were measured three times faster.
+/// but 8 where its values stay in registers (`in_registers`: the promoted
+/// accumulators of a reduction loop of 16 steps or more, long_promoted_loop).
+/// Otherwise a shorter trip runs as narrower vectors and up to three
+/// scalars. In registers, a masked 7 keeps a register tile's leftover
+/// columns (999 = 62 x 16 + 7) within the register file; where a masked
+/// vector is stored and read back at every step (a depthwise row of 6
+/// columns over a 3-step window) it waits on its own store, and narrower
+/// vectors were measured three times faster.
 inline bool masked_vector_trip(std::int64_t lanes, std::int64_t trip, bool in_registers = false) {
   if (lanes != 16 || trip >= lanes) return false;
   return in_registers ? trip > 4 && trip != 8 : trip * 2 > lanes;
@@ -39,8 +37,9 @@ inline bool masked_vector_trip(std::int64_t lanes, std::int64_t trip, bool in_re
 
 /// The vectors and scalars a kVector loop of constant `trip` emits as
 /// straight-line code at `lanes` lanes inside a register tile's promoted
-/// loop (LlvmLowering::vector_loop; `in_registers`: long_promoted_loop): whole vectors, then the rest as one
-/// masked vector, narrower vectors (of at least `min_lanes`) or scalars.
+/// loop (LlvmLowering::vector_loop; `in_registers` as above): whole
+/// vectors, then the rest as one masked vector, narrower vectors (of at
+/// least `min_lanes`) or scalars.
 /// The tile's accumulators are these pieces times its rows.
 inline std::int64_t vector_pieces(std::int64_t lanes, std::int64_t trip, bool in_registers = true,
                                   std::int64_t min_lanes = 4) {

@@ -150,9 +150,13 @@ private:
   std::vector<Node> out_;
   std::map<std::string, Blocked> blocked_;  ///< NCHW tensor -> its blocked form
   std::map<std::string, std::string> converted_;  ///< blocked copy made by add_blocked_input -> its NCHW tensor
+
+  /// NCHW tensor `x` read as blocked [N, CB, H, W, B] at rows `h`, columns `w`.
+  std::string blocked_read(const std::string &x, const std::string &h, const std::string &w) const {
+    return x + "(n_, " + num(o_.block) + " * cb_ + l_, " + h + ", " + w + ")";
+  }
   std::set<std::string> names_, taken_;
   std::vector<std::size_t> conversions_;  ///< positions in out_ of the NCHW conversions made here
-  std::vector<std::size_t> input_conversions_;  ///< positions in out_ of the blocked copies of NCHW inputs
   std::map<std::string, std::int64_t> conversion_bytes_;  ///< by output tensor
 
   Node compute(std::string name, std::vector<std::string> in, std::string out, std::string expr, const Node &from) {
@@ -349,12 +353,10 @@ private:
     const std::string &x = conv.inputs[0];
     const std::int64_t b = o_.block, cb = c.ci / b;
     const std::string x5 = fresh_tensor_name(g_, x + "_blk", taken_);
-    const std::string expr = x5 + "(n_, cb_, h_, w_, l_) = " + x + "(n_, " + num(b) + " * cb_ + l_, h_, w_)" +
-                             " where n_ in 0:" + num(c.n) + ", cb_ in 0:" + num(cb) + ", h_ in 0:" + num(c.h) +
+    const std::string expr = x5 + "(n_, cb_, h_, w_, l_) = " + blocked_read(x, "h_", "w_") + " where n_ in 0:" + num(c.n) + ", cb_ in 0:" + num(cb) + ", h_ in 0:" + num(c.h) +
                              ", w_ in 0:" + num(c.w) + ", l_ in 0:" + num(b);
     out_.push_back(compute(conv.name + "_in_blk", {x}, x5, expr, conv));
     converted_[x5] = x;
-    input_conversions_.push_back(out_.size() - 1);
     conversion_bytes_[x5] = 8 * c.n * c.ci * c.h * c.w;
     st_.count("NCHW inputs converted to blocked");
     return blocked_.insert_or_assign(x, Blocked{x5, c.ci, {c.n, cb, c.h, c.w, b}}).first;
@@ -376,9 +378,8 @@ private:
       // reads the NCHW tensor itself (one pass over the input, not two; the
       // unpadded copy stays only where something else reads it).
       const auto nchw = converted_.find(x);
-      const std::string read = nchw == converted_.end()
-                                   ? x + "(n_, cb_, " + h + ", " + w + ", l_)"
-                                   : nchw->second + "(n_, " + num(o_.block) + " * cb_ + l_, " + h + ", " + w + ")";
+      const std::string read = nchw == converted_.end() ? x + "(n_, cb_, " + h + ", " + w + ", l_)"
+                                                        : blocked_read(nchw->second, h, w);
       if (nchw != converted_.end()) source = nchw->second;
       expr = xp + "(n_, cb_, h_, w_, l_) = guard(" + read + ", 0)" + ranges +
              ", cb_ in 0:" + num(cb) + ", h_ in 0:" + num(hp) + ", w_ in 0:" + num(wp) + ", l_ in 0:" + num(o_.block);
@@ -446,10 +447,8 @@ private:
     for (const Node &n : out_)
       for (const std::string &i : n.inputs) ++uses[i];
     for (const std::string &o : g_.outputs) ++uses[o];
-    for (std::size_t k : input_conversions_) {
-      const std::string &t = out_[k].outputs[0];
-      if (uses[t]) st_.count("conversion bytes", conversion_bytes_[t], false);
-    }
+    for (const auto &[copy, nchw] : converted_)
+      if (uses[copy]) st_.count("conversion bytes", conversion_bytes_[copy], false);
     for (std::size_t k : conversions_) {
       const std::string &t = out_[k].outputs[0];
       if (!uses[t]) continue;

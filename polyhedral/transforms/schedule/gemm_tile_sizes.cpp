@@ -359,19 +359,17 @@ std::vector<long> choose_cache_tiles(const Scop &scop, const ScopStatement &st, 
       pixels[static_cast<std::size_t>(u)] = 1;
       for (int d : roles->others) row[static_cast<std::size_t>(d)] = 1;
       const long weights = tile_footprint_bytes(scop, *s, all), inputs = tile_footprint_bytes(scop, *s, pixels);
-      // Worth it when streaming the weights once per pixel row moves more
-      // than reading the inputs once per column tile: ResNet-50's stride-2
-      // 1x1 shortcut (2 MiB of weights, 1.5 MiB of inputs, 14 output
-      // rows) had read its weights from L3 for every row.
-      long rows = 1;
-      for (int d : roles->others) rows *= std::max(1L, known(d, 1));
-      const long tiles = (weights + t.l2_bytes * 3 / 4 - 1) / std::max(1L, t.l2_bytes * 3 / 4);
-      if (weights > t.l2_bytes / 2 && inputs > 0 && weights / 2 * rows > inputs * tiles) {
+      // Worth it when streaming the weights once per pixel row (other_par
+      // rows) moves more than reading the inputs once per column tile:
+      // ResNet-50's stride-2 1x1 shortcut (2 MiB of weights, 1.5 MiB of
+      // inputs, 14 output rows) had read its weights from L3 for every row.
+      const long budget = std::max(1L, t.l2_bytes * 3 / 4), tiles = (weights + budget - 1) / budget;
+      if (weights > t.l2_bytes / 2 && inputs > 0 && weights / 2 * other_par > inputs * tiles) {
         // Every multiple of the register tile's blocks (the ladder stops at
         // 8: 512 channels in tiles of 8 blocks took 2.4 MiB of weights).
         std::vector<long> blocks;
         for (long c = eu / nu * nu; c >= nu; c -= nu) blocks.push_back(c);
-        long uc = fit(blocks, [&](long c) { return fp(row, u, c); }, t.l2_bytes * 3 / 4);
+        long uc = fit(blocks, [&](long c) { return fp(row, u, c); }, budget);
         // At least two tiles a core, of equal width.
         uc = std::min(uc, equal_tile_width(eu, 2L * std::max(1, t.cores), nu));
         if (uc > 0 && uc < eu) cache[static_cast<std::size_t>(u)] = equal_tile_width(eu, (eu + uc - 1) / uc, nu);
