@@ -95,6 +95,7 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
         case Level::Ast:
           print_loop_ast(os, st.kernel);
           if (st.has_gpu) print_gpu_program(os, st.kernel, st.gpu);
+          if (st.npu_plan) print_npu_plan(os, *st.npu_plan);
           r.ast_text = os.str();
           break;
       }
@@ -108,6 +109,7 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     r.kernel = s.kernel;
     r.gpu = s.gpu;
     r.has_gpu = s.has_gpu;
+    r.npu_plan = s.npu_plan;
     r.stats = s.stats;
     if (!s.has_gpu) r.written_first = written_first(s.scop, r.kernel);
     count_marks(*r.kernel.body, r.stats);

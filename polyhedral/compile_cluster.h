@@ -8,10 +8,12 @@
 #include "polyhedral/pipeline/pass.h"
 #include "polyhedral/pipeline/poly_options.h"
 #include "polyhedral/pipeline/run_passes.h"
+#include "polyhedral/transforms/npu/npu_plan.h"
 
 #include "graph/ir/graph.h"
 
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -30,6 +32,7 @@ struct ClusterResult {
   LKernel kernel;
   GpuProgram gpu;        ///< GPU targets: the kernel as launches
   bool has_gpu = false;
+  std::optional<NpuKernelPlan> npu_plan;  ///< NPU targets: the kernel's plan
   std::vector<std::string> fallbacks;                  ///< for report.json
   std::vector<std::pair<std::string, double>> timings_ms;  ///< per level (scop, deps, schedule, ast)
   std::map<std::string, std::string> array_of_tensor;  ///< graph tensor -> kernel array

@@ -8,6 +8,8 @@
 #include "polyhedral/transforms/ast/split_launches.h"
 #include "polyhedral/transforms/ast/specialize_remainders.h"
 #include "polyhedral/transforms/ast/version_guards.h"
+#include "polyhedral/transforms/npu/classify_npu_kernel.h"
+#include "polyhedral/transforms/npu/tile_for_npu.h"
 
 namespace atl::poly::passes {
 
@@ -107,6 +109,31 @@ const Pass reuse_temporaries = {
 }  // namespace atl::poly::passes
 
 namespace atl::poly::passes {
+
+const Pass classify_npu_kernel = {
+    "classify_npu_kernel", Level::Ast,
+    "the cluster as an NPU kernel: a contraction for the cube with an elementwise epilogue, or elementwise on the "
+    "vector unit; anything else is an error naming the node",
+    [](const ClusterState &s) { return s.options.npu.has_value(); },
+    [](ClusterState &s, int) {
+      PassOutcome out;
+      s.npu_plan = poly::classify_npu_kernel(s.scop);
+      out.changed = true;
+      out.stats[s.npu_plan->kind == NpuKernelPlan::Kind::Cube ? "npu_cube_kernels" : "npu_vector_kernels"] = 1;
+      return out;
+    }};
+
+const Pass tile_for_npu = {
+    "tile_for_npu", Level::Ast, "NPU tile sizes: every buffer with two slots within its capacity, the cheapest by "
+    "an analytical cost of the pipes",
+    [](const ClusterState &s) { return s.options.npu.has_value() && s.npu_plan.has_value(); },
+    [](ClusterState &s, int) {
+      PassOutcome out;
+      poly::tile_for_npu(*s.npu_plan, *s.options.npu,
+                         s.options.tile_hint ? s.options.tile_sizes : std::vector<long>{});
+      out.changed = true;
+      return out;
+    }};
 
 const Pass split_launches = {
     "split_launches", Level::Ast, "the GPU kernel as launches, each with its grid and block",

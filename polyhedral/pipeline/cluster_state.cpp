@@ -66,6 +66,7 @@ std::string print_level(const ClusterState &state, Level level) {
       if (!state.has_kernel) return "(no loop AST yet)\n";
       print_loop_ast(os, state.kernel);
       if (state.has_gpu) print_gpu_program(os, state.kernel, state.gpu);
+      if (state.npu_plan) print_npu_plan(os, *state.npu_plan);
       break;
   }
   return os.str();

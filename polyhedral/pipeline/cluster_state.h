@@ -11,6 +11,7 @@
 #include "polyhedral/pipeline/poly_options.h"
 #include "polyhedral/scop/scop.h"
 #include "polyhedral/transforms/schedule/gemm_tiling.h"
+#include "polyhedral/transforms/npu/npu_plan.h"
 #include "polyhedral/transforms/schedule/map_to_gpu.h"
 
 #include "graph/ir/graph.h"
@@ -63,6 +64,8 @@ struct ClusterState {
   /// GPU targets: the kernel as launches (split_launches).
   GpuProgram gpu;
   bool has_gpu = false;
+  /// NPU targets: the kernel's plan (classify_npu_kernel, tile_for_npu).
+  std::optional<NpuKernelPlan> npu_plan;
 
   /// The schedule tree's part of the state, which a schedule-level pass may
   /// change and the runner restores when it rejects the pass. (The state

@@ -31,7 +31,7 @@ const PassTable &gpu_pipeline() {
 }
 
 const PassTable &pipeline_for(const PolyOptions &options) {
-  return options.gpu ? gpu_pipeline() : cpu_pipeline();
+  return options.gpu ? gpu_pipeline() : options.npu ? npu_pipeline() : cpu_pipeline();
 }
 
 }  // namespace atl::poly

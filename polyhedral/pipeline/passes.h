@@ -34,6 +34,8 @@ extern const Pass version_guards;          ///< register tiles without padding g
 extern const Pass specialize_remainders;   ///< remainder tiles of run-time size as straight-line copies
 extern const Pass contract_arrays;         ///< temporaries used within one iteration made local
 extern const Pass reuse_temporaries;       ///< temporaries stored in their elementwise reader's output
+extern const Pass classify_npu_kernel;     ///< the cluster as a cube or vector NPU kernel
+extern const Pass tile_for_npu;            ///< NPU tile sizes from buffer capacities and a cost
 extern const Pass split_launches;          ///< the GPU kernel as launches with grid and block sizes
 
 }  // namespace atl::poly::passes

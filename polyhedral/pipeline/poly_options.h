@@ -5,6 +5,7 @@
 
 #include "polyhedral/target/cpu_target.h"
 #include "polyhedral/target/gpu_target.h"
+#include "polyhedral/target/npu_target.h"
 
 #include <optional>
 #include <set>
@@ -62,6 +63,8 @@ struct PolyOptions {
   CpuTarget target = host_target();  ///< caches, vector width, cores (tests override)
   /// A GPU target: the cluster goes through the GPU table (gpu_pipeline.h).
   std::optional<GpuTarget> gpu;
+  /// An NPU target: the cluster goes through the NPU table (npu_pipeline).
+  std::optional<NpuTargetInfo> npu;
   /// Passes whose output is kept as text (ClusterResult::printed): pass
   /// names of the target's table, or "all" (explain --stage, --print-after).
   std::set<std::string> print_after;

@@ -8,4 +8,5 @@ target_sources(atoll_poly PRIVATE
   pipeline/ast_passes.cpp
   pipeline/cpu_pipeline.cpp
   pipeline/gpu_pipeline.cpp
+  pipeline/npu_pipeline.cpp
 )

@@ -1,7 +1,9 @@
 // Polyhedral options of one cluster from the graph's schedule hints.
 #include "src/pipeline/compile_graph.h"
 
+#include "backends/npu/codegen/lower_to_npu.h"
 #include "polyhedral/target/gpu_target.h"
+#include "src/pipeline/npu_codegen.h"
 
 namespace atl {
 
@@ -21,6 +23,7 @@ poly::PolyOptions cluster_options(const Graph &graph, const std::string &cluster
   poly::PolyOptions o;
   o.print_after = options.print_after;
   if (poly::is_gpu_target(options.target)) o.gpu = poly::gpu_target(options.target);
+  if (is_npu_target(options.target)) o.npu = npu::npu_target_info(npu_target_of(options.target));
   o.scheduler = !options.scheduler.empty() ? options.scheduler : !h.scheduler.empty() ? h.scheduler : "isl";
   if (h.vectorize) o.vectorize = *h.vectorize;
   if (h.parallel) o.parallel = *h.parallel;

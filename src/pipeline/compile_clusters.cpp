@@ -10,6 +10,7 @@
 #include "backends/gpu/opencl_runtime.h"
 #include "backends/gpu/simt_check.h"
 #include "graph/core/parallel_jobs.h"
+#include "src/pipeline/npu_codegen.h"
 #include "polyhedral/target/gpu_target.h"
 
 #include <atomic>
@@ -114,7 +115,7 @@ const PassTable<GraphCompileState> kGraphStages = {
      [](const GraphCompileState &) { return true; },
      [](GraphCompileState &s) {
        auto t0 = Clock::now();
-       s.scheduled.prepared = prepare_graph(s.input);
+       s.scheduled.prepared = prepare_graph(s.input, s.options.target);
        s.scheduled.stage_ms["clusters"] += ms_since(t0);
        return s.scheduled.prepared.simplified;
      }},
@@ -149,7 +150,8 @@ const PassTable<GraphCompileState> kGraphStages = {
        for (std::size_t i = 0; i < n; ++i) {
          first[i] = i;
          const poly::PolyOptions &po = s.cluster_options[i];
-         if (!s.options.reuse_clusters || poly::is_gpu_target(s.options.target) || !po.tree.empty() || po.tile_hint)
+         if (!s.options.reuse_clusters || poly::is_gpu_target(s.options.target) || is_npu_target(s.options.target) ||
+             !po.tree.empty() || po.tile_hint)
            continue;
          shapes[i] = cluster_shape(g, clusters[i]);
          first[i] = first_of_key.emplace(shapes[i]->key, i).first->second;
@@ -237,6 +239,15 @@ const PassTable<GraphCompileState> kGraphStages = {
      [](const GraphCompileState &s) { return s.options.executable; },
      [](GraphCompileState &s) {
        auto tc = Clock::now();
+       if (is_npu_target(s.options.target)) {
+         // Each kernel's program runs on the simulator, every check on.
+         const npu::Target target = npu_target_of(s.options.target);
+         auto stats = s.options.npu_stats ? s.options.npu_stats : std::make_shared<NpuRunStats>();
+         s.functions = npu_functions(s.scheduled.clusters, npu_programs(s.scheduled.clusters, target), target, stats);
+         s.keep_alive = stats;
+         s.scheduled.stage_ms["codegen"] += ms_since(tc);
+         return true;
+       }
        if (poly::is_gpu_target(s.options.target)) {
          std::vector<gpu::GpuKernelSource> sources;
          for (const auto &c : s.scheduled.clusters) sources.push_back({&c.kernel, &c.gpu});
@@ -308,7 +319,8 @@ ScheduledGraph schedule_graph(const Graph &graph, const CompileOptions &options)
 
 CompiledGraph compile_graph(const Graph &graph, const CompileOptions &options) {
   auto t0 = Clock::now();
-  if (options.target != "cpu" && options.target != "cpu-c" && !poly::is_gpu_target(options.target))
+  if (options.target != "cpu" && options.target != "cpu-c" && !poly::is_gpu_target(options.target) &&
+      !is_npu_target(options.target))
     throw UserError("target " + options.target + ": code generation is not available yet");
   GraphCompileState s{graph, options, {}, {}, {}, {}};
   run_stages(s, "");

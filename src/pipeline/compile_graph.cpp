@@ -98,7 +98,7 @@ std::string explicit_groups_problem(const Graph &g) {
 
 }  // namespace
 
-PreparedGraph prepare_graph(const Graph &graph) {
+PreparedGraph prepare_graph(const Graph &graph, const std::string &target) {
   PreparedGraph p;
   p.graph = graph;
   const bool explicit_fuse = graph.schedule.fuse.mode == FuseHint::Mode::Groups;
@@ -132,6 +132,10 @@ PreparedGraph prepare_graph(const Graph &graph) {
     // by several (bands, parts of a Compute node, Winograd's transforms and
     // GEMMs) under other names.
     if (explicit_fuse) so.band_depthwise_chain = so.split_compute_node = so.block_conv.winograd = false;
+    if (target == "npu" || target.rfind("npu:", 0) == 0) {
+      so.gemm_weight_panel = 0;
+      so.block_conv_layout = so.band_depthwise_chain = so.transpose_contraction_operand = false;
+    }
     s = simplify_graph(graph, so, &p.summary);
   } catch (const UserError &e) {
     p.skipped = std::string("simplification failed: ") + e.what();

@@ -24,6 +24,8 @@
 namespace atl {
 
 /// How to compile a graph.
+struct NpuRunStats;
+
 struct CompileOptions {
   std::string target = "cpu";  ///< "cpu" (LLVM JIT) or "cpu-c" (C through the system compiler)
   std::string scheduler;       ///< overrides the graph's hint when set
@@ -45,6 +47,8 @@ struct CompileOptions {
   /// Clusters that are the same computation under other names compile once
   /// (same_clusters.cpp); false compiles each, for tests that compare.
   bool reuse_clusters = true;
+  /// NPU targets: where the kernels record their simulated runs (made when null).
+  std::shared_ptr<NpuRunStats> npu_stats;
 };
 
 /// One pass's IR as --print-after and explain print it: a header line
@@ -149,7 +153,10 @@ struct PreparedGraph {
 };
 
 /// Simplifies `graph` for compilation (see PreparedGraph).
-PreparedGraph prepare_graph(const Graph &graph);
+/// `target` "npu..." keeps the layouts the NPU code generator reads: no
+/// weight panels, no blocked convolutions, no transposed operand copies
+/// (the cube transposes on its loads).
+PreparedGraph prepare_graph(const Graph &graph, const std::string &target = "cpu");
 
 /// Polyhedral options for one cluster from the graph's schedule hints; a
 /// hint that cannot be honoured is a UserError naming it.

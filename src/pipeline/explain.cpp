@@ -8,6 +8,7 @@
 #include "backends/gpu/emit_gpu.h"
 #include "polyhedral/pipeline/cpu_pipeline.h"
 #include "polyhedral/pipeline/gpu_pipeline.h"
+#include "src/pipeline/npu_codegen.h"
 #include "polyhedral/target/gpu_target.h"
 #include "src/frontend/onnx_reader.h"
 #include "src/pipeline/compile_graph.h"
@@ -89,7 +90,8 @@ void print_polyhedral_parts(std::ostream &os, const Graph &graph, const ExplainO
 
 /// The pass table of a target: the GPU one for cuda and opencl, else the CPU one.
 const poly::PassTable &table_for(const std::string &target) {
-  return poly::is_gpu_target(target) ? poly::gpu_pipeline() : poly::cpu_pipeline();
+  return poly::is_gpu_target(target) ? poly::gpu_pipeline() : is_npu_target(target) ? poly::npu_pipeline()
+                                                                                    : poly::cpu_pipeline();
 }
 
 /// Whether `target` has the passes of `level` (a target without code
@@ -120,6 +122,8 @@ void list_stages_to(std::ostream &os, const std::string &target) {
   if (cut) {
     os << "# target " << target << ": code generation is not available yet; the passes after dependences "
               << "do not run for it\n";
+  } else if (is_npu_target(target)) {
+    line("npu", "code", "C of the NPU kernels against npu_intrin.h (target npu)");
   } else if (poly::is_gpu_target(target)) {
     line("cuda", "code", "CUDA C++ of the launches (target cuda)");
     line("opencl", "code", "OpenCL C of the launches (target opencl, and cuda's OpenCL twin)");
@@ -127,7 +131,7 @@ void list_stages_to(std::ostream &os, const std::string &target) {
     line("llvm", "code", "LLVM IR of the kernels (target cpu)");
     line("c", "code", "C of the kernels (target cpu-c)");
   }
-  os << "# aliases: scop (after " << (poly::is_gpu_target(target) ? "bound_shifted_exps" : "coalesce_dims")
+  os << "# aliases: scop (after " << (poly::is_gpu_target(target) ? "bound_shifted_exps" : is_npu_target(target) ? "inline_producers" : "coalesce_dims")
      << ", the last SCoP pass), deps (dependences)"
             << (cut ? "" : ", schedule (the tree after the last schedule pass, without packing's copies), ast (after "
                            "the last AST pass)")
@@ -167,7 +171,7 @@ void explain_passes(std::ostream &os, const ExplainOptions &a, const Graph &grap
 /// simplifies it, its clusters, each cluster through schedule_graph.
 void explain_to(std::ostream &os, const std::string &path, const ExplainOptions &a) {
   static const std::vector<std::string> stages = {"graph", "clusters", "scop", "deps", "schedule", "ast",
-                                                  "llvm", "c", "cuda", "opencl"};
+                                                  "llvm", "c", "cuda", "opencl", "npu"};
   static const std::vector<std::string> later = {"npu"};
   check_target(a.target);
   Batch batch;
@@ -208,7 +212,7 @@ void explain_to(std::ostream &os, const std::string &path, const ExplainOptions 
       return;
     }
     print_graph(os, graph);
-    PreparedGraph prep = prepare_graph(graph);
+    PreparedGraph prep = prepare_graph(graph, a.target);
     if (prep.simplified) {
       os << "\nsimplified (what compile and run compile):\n";
       print_graph(os, prep.graph);
@@ -218,7 +222,7 @@ void explain_to(std::ostream &os, const std::string &path, const ExplainOptions 
   }
   if (a.stage == "clusters") {
     // The graph as compile_graph compiles it (simplified), then its clusters.
-    PreparedGraph prep = prepare_graph(graph);
+    PreparedGraph prep = prepare_graph(graph, a.target);
     ClusterPlan plan = plan_clusters(prep.graph);
     if (a.format == "dot") {
       fusion::print_clusters_dot(os, prep.graph, plan.fusion, plan.no_kernel);
@@ -242,6 +246,10 @@ void explain_to(std::ostream &os, const std::string &path, const ExplainOptions 
     throw UserError("target " + a.target + ": code generation is not available yet, so there is no '" + a.stage +
                     "' stage for it; available for this target: " + list);
   }
+  if ((a.stage == "npu") != is_npu_target(a.target) && (a.stage == "npu" || a.stage == "llvm" || a.stage == "c"))
+    throw UserError(a.stage == "npu" ? std::string("stage 'npu' is code of the NPU target: give --target npu[:PROFILE]")
+                                     : "stage '" + a.stage + "' is code of the CPU targets: for --target " + a.target +
+                                           " the code stage is npu");
   const bool gpu_stage = a.stage == "cuda" || a.stage == "opencl";
   if (gpu_stage != poly::is_gpu_target(a.target) && (gpu_stage || a.stage == "llvm" || a.stage == "c"))
     throw UserError("stage '" + a.stage + "' is code of " +
@@ -251,6 +259,10 @@ void explain_to(std::ostream &os, const std::string &path, const ExplainOptions 
   co.target = a.target;
   co.scheduler = a.scheduler;
   ScheduledGraph scheduled = schedule_graph(graph, co);
+  if (a.stage == "npu") {
+    os << npu_c_source(npu_programs(scheduled.clusters, npu_target_of(a.target)));
+    return;
+  }
   if (gpu_stage) {
     std::vector<gpu::GpuKernelSource> sources;
     for (const auto &c : scheduled.clusters) sources.push_back({&c.kernel, &c.gpu});

@@ -32,6 +32,9 @@ struct GraphRun : GraphResult {
   /// GPU targets, once run: where the launches ran and why not on CUDA
   /// (report.json `gpu`).
   std::optional<nlohmann::json> gpu;
+  /// NPU targets, with --bench: simulated cycles per kernel, cube
+  /// utilisation and the roofline bound (report.json `npu`).
+  std::optional<nlohmann::json> npu;
 };
 
 struct BatchRun {

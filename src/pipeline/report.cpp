@@ -77,6 +77,7 @@ nlohmann::json report_json(const BatchRun &r) {
       j["bench"] = nullptr;
     }
     if (g.gpu) j["gpu"] = *g.gpu;
+    if (g.npu) j["npu"] = *g.npu;
     if (g.stats) j["stats"] = *g.stats;
     else if (r.stats) j["stats"] = nullptr;
     if (g.memory)

@@ -11,6 +11,7 @@
 #include "backends/gpu/opencl_runtime.h"
 #include "backends/gpu/nvrtc.h"
 #include "backends/npu/target.h"
+#include "src/pipeline/npu_codegen.h"
 #include "polyhedral/target/gpu_target.h"
 #include "src/pipeline/compile_graph.h"
 #include "graph/passes/check_constant_indices.h"
@@ -175,12 +176,54 @@ void verify_graph(const Graph &graph, const PipelineOptions &o, GraphRun &r, con
   r.verify = total;
 }
 
+/// NPU targets: one timed run on the simulator; the time is the simulated
+/// one (cycles at the target's clock), per kernel with its cube
+/// utilisation and roofline bound; --dump also writes each kernel's
+/// stats.json, Chrome trace and SVG timeline.
+void bench_npu(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphRun &r,
+               const Graph &concrete, const std::map<std::string, Tensor> &feeds,
+               const std::map<std::string, std::int64_t> &point) {
+  auto stats = std::static_pointer_cast<NpuRunStats>(compiled.keep_alive);
+  const npu::Target target = npu_target_of(o.target);
+  {
+    std::lock_guard<std::mutex> lock(stats->mutex);
+    stats->timed = true;
+    stats->dump_dir = o.dump_dir.empty() ? std::string() : (std::filesystem::path(o.dump_dir) / npy_file_name(graph.name) / "npu").string();
+  }
+  std::map<std::string, Tensor> got = run_compiled(compiled, concrete, feeds, point);
+  if (!o.dump_dir.empty() && !o.verify) dump_tensors(concrete, o, feeds, got);
+  std::lock_guard<std::mutex> lock(stats->mutex);
+  stats->timed = false;
+  const double per_ms = target.clock_mhz * 1e3;
+  nlohmann::json kernels = nlohmann::json::array();
+  double total = 0;
+  BenchResult b;
+  for (const NpuRunStats::Kernel &k : stats->kernels) {
+    total += k.cycles;
+    nlohmann::json j = {{"name", k.name}, {"cycles", k.cycles}, {"us", k.cycles / target.clock_mhz},
+                        {"cube_utilisation", k.cube_utilisation}, {"analytical_cycles", k.analytical},
+                        {"roofline_cycles", k.bound}, {"of_roofline", k.cycles > 0 ? k.bound / k.cycles : 0.0}};
+    if (k.stats.contains("busy_cycles")) j["busy_cycles"] = k.stats["busy_cycles"];
+    if (k.stats.contains("bytes_per_path")) j["bytes_per_path"] = k.stats["bytes_per_path"];
+    kernels.push_back(j);
+    b.kernels.push_back({k.name, k.cycles / per_ms, k.cycles / per_ms, "call"});
+  }
+  r.npu = nlohmann::json{{"target", target.name}, {"clock_mhz", target.clock_mhz}, {"cores", target.cores},
+                         {"cycles", total}, {"kernels", kernels}, {"time", "simulated"}};
+  b.median_ms = total / per_ms;
+  b.runs = 1;
+  b.threads = 1;
+  b.gflops = r.flops && b.median_ms > 0 ? static_cast<double>(*r.flops) / (b.median_ms * 1e6) : 0.0;
+  r.bench = b;
+}
+
 /// Times the compiled code at the bench point: warm-up, then repeated runs.
 void bench_compiled(const Graph &graph, const CompiledGraph &compiled, const PipelineOptions &o, GraphRun &r) {
   std::map<std::string, std::int64_t> point = bench_point(graph, o);
   note_params(r, point);
   Graph concrete = graph.params.empty() ? graph : graph.instantiate(point);
   std::map<std::string, Tensor> feeds = load_feeds(concrete, o);
+  if (is_npu_target(o.target)) return bench_npu(graph, compiled, o, r, concrete, feeds, point);
   std::vector<double> times;
   (void)run_compiled(compiled, concrete, feeds, point, 2, &times);  // warm-up
   double estimate = std::max(median(times), 1e-3);
@@ -409,6 +452,12 @@ double write_artifacts(const Graph &graph, const CompiledGraph &compiled, const 
   std::vector<std::string> files;
   if (poly::is_gpu_target(o.target)) {
     files = write_gpu_files(graph.name, compiled, o, symbol_prefix, r);
+  } else if (is_npu_target(o.target)) {
+    std::vector<npu::NpuProgram> programs = npu_programs(compiled.clusters, npu_target_of(o.target));
+    for (npu::NpuProgram &p : programs) p.name = symbol_prefix + p.name;
+    write_file_atomically((std::filesystem::path(o.out_dir) / (graph.name + "_npu.c")).string(),
+                          npu_c_source(programs));
+    files = {graph.name + "_npu.c"};
   } else if (o.target == "cpu") {
     std::string base = (std::filesystem::path(o.out_dir) / graph.name).string();
     cpu::write_object(kernels, base + ".o.tmp", base + ".h.tmp", {}, same_code);
@@ -650,7 +699,7 @@ bool guarded(const BatchGraph &entry, GraphRun &r, Step &&step) {
 }  // namespace
 
 bool codegen_available(const std::string &target) {
-  return target == "cpu" || target == "cpu-c" || poly::is_gpu_target(target);
+  return target == "cpu" || target == "cpu-c" || poly::is_gpu_target(target) || is_npu_target(target);
 }
 
 void check_target(const std::string &target) {

@@ -7,6 +7,7 @@ target_sources(atoll_lib PRIVATE
   pipeline/report.cpp
   pipeline/compile_graph.cpp
   pipeline/compile_clusters.cpp
+  pipeline/npu_codegen.cpp
   pipeline/cluster_layout.cpp
   pipeline/same_clusters.cpp
   pipeline/split_clusters.cpp

@@ -1,0 +1,316 @@
+// classify_npu_kernel: the cluster as a cube or a vector kernel (see the
+// header). It reads the statements' subscripts, which the SCoP builder
+// keeps as written: a plain index is a space dim, 0 on an extent-1 dim a
+// broadcast; anything else (a window, a run-time index) is beyond this
+// code generator.
+#include "polyhedral/transforms/npu/classify_npu_kernel.h"
+
+#include <atoll/diagnostics.h>
+
+#include <algorithm>
+#include <set>
+
+namespace atl::poly {
+
+namespace {
+
+/// The name a message gives an array: its graph tensor, else its own.
+std::string label(const ScopArray &a) { return a.tensor.empty() ? a.array.name : a.tensor; }
+
+[[noreturn]] void unsupported(const ScopStatement &st, const std::string &why) {
+  throw UserError("--target npu: node '" + st.node + "': " + why);
+}
+
+void reads_of(const compute::Expr &e, std::vector<const compute::Expr *> &out) {
+  if (e.kind == compute::ExprKind::Read) {
+    out.push_back(&e);
+    return;
+  }
+  for (const auto &a : e.args) reads_of(*a, out);
+}
+
+/// The operations the vector unit's instruction selection takes.
+void check_ops(const ScopStatement &st, const compute::Expr &e) {
+  using compute::ExprKind;
+  switch (e.kind) {
+    case ExprKind::Number:
+    case ExprKind::Read:
+      return;
+    case ExprKind::Var:
+      unsupported(st, "uses the index '" + e.name + "' as a value; the NPU has no scalar data path");
+    case ExprKind::Unary:
+      if (e.unop != compute::UnOp::Neg) unsupported(st, "logical not is not supported on the NPU yet");
+      break;
+    case ExprKind::Binary:
+      if (e.binop != compute::BinOp::Add && e.binop != compute::BinOp::Sub && e.binop != compute::BinOp::Mul &&
+          e.binop != compute::BinOp::Div)
+        unsupported(st, std::string("the operator '") + compute::binop_name(e.binop) +
+                            "' is not supported on the NPU yet (add, sub, mul, div are)");
+      break;
+    case ExprKind::Call:
+      switch (e.func) {
+        case compute::Func::Exp:
+        case compute::Func::Log:
+        case compute::Func::Sqrt:
+        case compute::Func::Tanh:
+        case compute::Func::Abs:
+        case compute::Func::Sigmoid:
+        case compute::Func::Max:
+        case compute::Func::Min:
+          break;
+        default:
+          unsupported(st, std::string("the function '") + compute::func_name(e.func) +
+                              "' has no NPU vector sequence yet (exp, log, sqrt, tanh, abs, sigmoid, max, min do)");
+      }
+      break;
+    case ExprKind::Select:
+      unsupported(st, "selects are not supported on the NPU yet");
+    case ExprKind::Guard:
+      unsupported(st, "reads with padding (a window) are not supported on the NPU yet");
+  }
+  for (const auto &a : e.args) check_ops(st, *a);
+}
+
+struct Classifier {
+  const Scop &scop;
+  NpuKernelPlan plan;
+
+  const ScopArray &array(const ScopStatement &st, const std::string &name) const {
+    const ScopArray *a = scop.array(name);
+    if (!a) unsupported(st, "reads an unknown array '" + name + "'");
+    if (a->array.dtype != DType::F32)
+      unsupported(st, "NPU code generation handles f32 tensors; '" + label(*a) + "' is " +
+                          dtype_name(a->array.dtype));
+    return *a;
+  }
+
+  /// Space dim of each of the statement's indices: its position among the
+  /// written subscripts; reduction indices map to kNpuK.
+  std::map<std::string, int> index_dims(const ScopStatement &st) const {
+    std::map<std::string, int> dims;
+    const auto &subs = st.lhs->args;
+    for (std::size_t p = 0; p < subs.size(); ++p) {
+      if (subs[p]->kind != compute::ExprKind::Var)
+        unsupported(st, "writes at a computed subscript; the NPU path needs the plain indices");
+      if (dims.count(subs[p]->name)) unsupported(st, "writes a diagonal (index '" + subs[p]->name + "' twice)");
+      dims[subs[p]->name] = static_cast<int>(p);
+    }
+    for (std::size_t i = 0; i < st.indices.size(); ++i)
+      if (st.reduction[i]) dims[st.indices[i]] = kNpuK;
+    return dims;
+  }
+
+  /// The dims of a read of `read` in statement `st`.
+  std::vector<int> read_dims(const ScopStatement &st, const compute::Expr &read,
+                             const std::map<std::string, int> &index) const {
+    const ScopArray &a = array(st, read.name);
+    std::vector<int> dims;
+    for (std::size_t p = 0; p < read.args.size(); ++p) {
+      const compute::Expr &s = *read.args[p];
+      if (s.kind == compute::ExprKind::Var && index.count(s.name)) {
+        dims.push_back(index.at(s.name));
+      } else if (s.kind == compute::ExprKind::Number && s.number == 0 && !a.array.shape[p].is_symbolic() &&
+                 a.array.shape[p].value == 1) {
+        dims.push_back(-1);
+      } else {
+        unsupported(st, "reads '" + label(a) +
+                            "' at a computed subscript (a window, a shift or a run-time index); not supported on the "
+                            "NPU yet");
+      }
+    }
+    return dims;
+  }
+
+  /// Records how the statements read `read` (Full, Row or Scalar).
+  void add_operand(const ScopStatement &st, const compute::Expr &read, const std::map<std::string, int> &index) {
+    const ScopArray &a = array(st, read.name);
+    NpuOperand o;
+    o.array = read.name;
+    o.dtype = a.array.dtype;
+    o.shape = a.array.shape;
+    o.dims = read_dims(st, read, index);
+    const int rank = static_cast<int>(plan.space.size());
+    std::set<int> present;
+    for (int d : o.dims)
+      if (d >= 0) present.insert(d);
+    if (std::count(o.dims.begin(), o.dims.end(), kNpuK))
+      unsupported(st, "reads '" + label(a) + "' inside the contraction");
+    // Dims that belong to the tile's rows and columns.
+    const bool cube = plan.kind == NpuKernelPlan::Kind::Cube;
+    const int cols = cube ? plan.n : rank - 1;
+    std::vector<int> rows;
+    if (cube) {
+      if (plan.m >= 0) rows.push_back(plan.m);
+    } else {
+      for (int d = 0; d + 1 < rank; ++d) rows.push_back(d);
+    }
+    bool has_cols = cols >= 0 && present.count(cols);
+    bool all_rows = true, no_rows = true;
+    for (int r : rows) (present.count(r) ? no_rows : all_rows) = false;
+    // Dims must appear in space order (rows then columns contiguous).
+    int last = -1;
+    for (int d : o.dims)
+      if (d >= 0) {
+        if (d <= last) unsupported(st, "reads '" + label(a) + "' with its dims permuted; not supported on the NPU yet");
+        last = d;
+      }
+    if (present.empty()) {
+      if (!a.scalar) unsupported(st, "reads the one-element tensor '" + label(a) + "' whose value is not a constant");
+      o.form = NpuOperand::Form::Scalar;
+      o.constant = a.scalar;
+    } else if ((has_cols || cols < 0) && all_rows) {
+      o.form = NpuOperand::Form::Full;
+      if (!cube)  // the flattened rows need every leading dim
+        for (int d = 0; d + 1 < rank; ++d)
+          if (!present.count(d) && !(plan.space[d] == Dim(1)))
+            unsupported(st, "reads '" + label(a) + "' broadcast along dim " + std::to_string(d) +
+                                "; not supported on the NPU yet");
+    } else if (has_cols && no_rows) {
+      o.form = NpuOperand::Form::Row;
+    } else {
+      unsupported(st, "reads '" + label(a) + "' broadcast along the columns; not supported on the NPU yet");
+    }
+    auto [it, fresh] = plan.operands.emplace(o.array, o);
+    if (!fresh && (it->second.dims != o.dims))
+      unsupported(st, "reads '" + label(a) + "' in two different ways; not supported on the NPU yet");
+  }
+
+  void add_statement(const ScopStatement &st) {
+    if (st.init) unsupported(st, "initialises a reduction other than a contraction; not supported on the NPU yet");
+    if (st.op != compute::AssignOp::Assign)
+      unsupported(st, std::string("reduces with '") + compute::assign_op_name(st.op) +
+                          "'; reductions other than a contraction are not supported on the NPU yet");
+    const ScopArray &w = array(st, st.lhs->name);
+    if (w.array.shape != plan.space)
+      unsupported(st, "writes '" + label(w) + "' of shape " + sym_shape_to_string(w.array.shape) +
+                          " in a kernel whose space is " + sym_shape_to_string(plan.space));
+    auto index = index_dims(st);
+    if (st.lhs->args.size() != plan.space.size()) unsupported(st, "writes with the wrong number of subscripts");
+    check_ops(st, *st.rhs);
+    std::vector<const compute::Expr *> reads;
+    reads_of(*st.rhs, reads);
+    for (const compute::Expr *r : reads) add_operand(st, *r, index);
+    NpuOperand &o = plan.operands[st.lhs->name];
+    o.array = st.lhs->name;
+    o.dtype = w.array.dtype;
+    o.shape = w.array.shape;
+    o.dims.clear();
+    for (std::size_t p = 0; p < plan.space.size(); ++p) o.dims.push_back(static_cast<int>(p));
+    o.form = NpuOperand::Form::Full;
+    o.output = w.kind == ScopArray::Kind::Output;
+    plan.statements.push_back({st.name, st.node, st.lhs->name, st.rhs});
+  }
+
+  bool is_contraction(const ScopStatement &st) const {
+    return st.op == compute::AssignOp::Add && !st.init && st.rhs && st.rhs->kind == compute::ExprKind::Binary &&
+           st.rhs->binop == compute::BinOp::Mul && st.rhs->args[0]->kind == compute::ExprKind::Read &&
+           st.rhs->args[1]->kind == compute::ExprKind::Read &&
+           std::count(st.reduction.begin(), st.reduction.end(), true) > 0;
+  }
+
+  void contraction(const ScopStatement &st) {
+    plan.kind = NpuKernelPlan::Kind::Cube;
+    plan.contraction = st.name;
+    plan.cluster = scop.name;
+    if (std::count(st.reduction.begin(), st.reduction.end(), true) != 1)
+      unsupported(st, "contracts over several indices (a convolution's window?); the NPU path takes one (MatMul, Gemm)");
+    const ScopArray &c = array(st, st.lhs->name);
+    plan.c = st.lhs->name;
+    plan.space = c.array.shape;
+    auto index = index_dims(st);
+    const compute::Expr *ra = st.rhs->args[0].get(), *rb = st.rhs->args[1].get();
+    auto operand = [&](const compute::Expr &r) {
+      const ScopArray &a = array(st, r.name);
+      NpuOperand o;
+      o.array = r.name;
+      o.dtype = a.array.dtype;
+      o.shape = a.array.shape;
+      o.dims = read_dims(st, r, index);
+      for (std::size_t p = 0; p < o.dims.size(); ++p)
+        if (o.dims[p] == kNpuK) plan.k_extent = a.array.shape[p];
+      return o;
+    };
+    NpuOperand A = operand(*ra), B = operand(*rb);
+    auto has = [](const NpuOperand &o, int d) { return std::count(o.dims.begin(), o.dims.end(), d) > 0; };
+    const int R = static_cast<int>(plan.space.size());
+    for (int d = 0; d < R; ++d)
+      if (!has(A, d) && !has(B, d)) unsupported(st, "writes an output dim that neither operand reads");
+    if (!has(A, kNpuK) || !has(B, kNpuK)) unsupported(st, "the contraction index must subscript both operands");
+    if (R >= 1 && has(A, R - 1) && !has(B, R - 1)) std::swap(A, B);  // C^T = B^T A^T: columns come from B
+    if (R >= 1 && !(has(B, R - 1) && !has(A, R - 1)))
+      unsupported(st, "the output's last dim is read by both operands; not supported on the NPU yet");
+    plan.n = R >= 1 ? R - 1 : -1;
+    plan.m = R >= 2 && has(A, R - 2) && !has(B, R - 2) ? R - 2 : -1;
+    for (int d = 0; d < R; ++d)
+      if (d != plan.m && d != plan.n) plan.batch.push_back(d);
+    // Storage: the two matrix dims last, batch dims (or broadcasts) before.
+    auto storage = [&](const NpuOperand &o, int matrix_dim, const char *what) {
+      const int r = static_cast<int>(o.dims.size());
+      auto is_batch = [&](int d) { return d == -1 || std::count(plan.batch.begin(), plan.batch.end(), d) > 0; };
+      if (matrix_dim < 0) {
+        if (r < 1 || o.dims[r - 1] != kNpuK) unsupported(st, std::string(what) + " must have the contraction index last");
+        for (int p = 0; p + 1 < r; ++p)
+          if (!is_batch(o.dims[p])) unsupported(st, std::string(what) + " has an unsupported layout");
+        return false;
+      }
+      if (r < 2) unsupported(st, std::string(what) + " has an unsupported layout");
+      for (int p = 0; p + 2 < r; ++p)
+        if (!is_batch(o.dims[p])) unsupported(st, std::string(what) + " has its matrix dims apart; not supported yet");
+      if (o.dims[r - 2] == matrix_dim && o.dims[r - 1] == kNpuK) return false;
+      if (o.dims[r - 2] == kNpuK && o.dims[r - 1] == matrix_dim) return true;
+      unsupported(st, std::string(what) + " has an unsupported layout");
+    };
+    if (plan.n < 0) unsupported(st, "a contraction without output columns is not supported on the NPU yet");
+    plan.a_transposed = storage(A, plan.m, "the left operand");
+    // B as [k, n]: stored [n, k] is the transposed form.
+    plan.b_transposed = !storage(B, plan.n, "the right operand");
+    plan.a = A;
+    plan.b = B;
+    NpuOperand co;
+    co.array = plan.c;
+    co.dtype = c.array.dtype;
+    co.shape = c.array.shape;
+    for (int d = 0; d < R; ++d) co.dims.push_back(d);
+    co.output = c.kind == ScopArray::Kind::Output;
+    plan.operands[plan.c] = co;
+  }
+};
+
+}  // namespace
+
+NpuKernelPlan classify_npu_kernel(const Scop &scop) {
+  Classifier c{scop, {}};
+  c.plan.cluster = scop.name;
+  const ScopStatement *main = nullptr;
+  for (const ScopStatement &st : scop.statements)
+    if (c.is_contraction(st)) {
+      if (main) unsupported(st, "a second contraction in the same kernel; not supported on the NPU yet");
+      main = &st;
+    }
+  if (scop.statements.empty()) throw UserError("--target npu: cluster '" + scop.name + "' has no statements");
+  if (main) {
+    c.contraction(*main);
+  } else {
+    const ScopStatement &last = scop.statements.back();
+    const ScopArray &w = c.array(last, last.lhs->name);
+    c.plan.space = w.array.shape;
+    c.plan.kind = NpuKernelPlan::Kind::Vector;
+  }
+  bool after = !main;
+  for (const ScopStatement &st : scop.statements) {
+    if (main && &st == main) {
+      after = true;
+      continue;
+    }
+    if (main && st.init && st.name == main->name + "_init") continue;  // folded into the first mmad
+    if (!after) unsupported(st, "computes a value the contraction reads, in the same kernel; not supported on the NPU yet");
+    c.add_statement(st);
+  }
+  for (const auto &[name, o] : c.plan.operands)
+    if (name == c.plan.a.array || name == c.plan.b.array)
+      if (main && c.plan.operands.at(name).output)
+        unsupported(*main, "writes an operand of its own contraction");
+  return c.plan;
+}
+
+}  // namespace atl::poly

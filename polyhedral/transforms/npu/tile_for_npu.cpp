@@ -1,0 +1,297 @@
+// tile_for_npu: see the header.
+#include "polyhedral/transforms/npu/tile_for_npu.h"
+
+#include <atoll/diagnostics.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <set>
+#include <sstream>
+
+namespace atl::poly {
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::int64_t round16(std::int64_t v) { return ceil_div(v, 16) * 16; }
+std::uint64_t align(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
+
+/// Internal nodes below the root plus broadcast rows read: the
+/// temporaries one statement's evaluation takes (npu_ub_tiles).
+void count_temps(const compute::Expr &e, const NpuKernelPlan &plan, bool root, int &temps, int &ops) {
+  using compute::ExprKind;
+  if (e.kind == ExprKind::Read) {
+    auto it = plan.operands.find(e.name);
+    if (it != plan.operands.end() && it->second.form == NpuOperand::Form::Row) {
+      ++temps;
+      ++ops;
+    }
+    return;
+  }
+  if (e.kind == ExprKind::Number) return;
+  if (!root) ++temps;
+  ops += e.kind == ExprKind::Call && e.func == compute::Func::Sigmoid ? 4 : 2;
+  for (const auto &a : e.args) count_temps(*a, plan, false, temps, ops);
+}
+
+const char *kMem[] = {"L1", "L0A", "L0B", "L0C", "UB"};
+
+struct Fit {
+  struct Part {
+    int mem;
+    const char *what;
+    std::uint64_t bytes;
+    int slots;
+  };
+  std::uint64_t need[5] = {0, 0, 0, 0, 0};
+  std::vector<Part> parts;
+  void add(int mem, const char *what, std::uint64_t bytes, int slots) {
+    need[mem] += bytes * slots;
+    parts.push_back({mem, what, bytes, slots});
+  }
+  /// The first memory over capacity, or -1.
+  int over(const NpuTargetInfo &t) const {
+    const std::uint64_t cap[5] = {t.l1, t.l0a, t.l0b, t.l0c, t.ub};
+    for (int i = 0; i < 5; ++i)
+      if (need[i] > cap[i]) return i;
+    return -1;
+  }
+  std::string message(const NpuKernelPlan &plan, const NpuTargetInfo &t, int mem) const {
+    const std::uint64_t cap[5] = {t.l1, t.l0a, t.l0b, t.l0c, t.ub};
+    std::ostringstream os;
+    os << "--target npu: cluster '" << plan.cluster << "': " << kMem[mem] << " needs " << need[mem] << " B (";
+    bool first = true;
+    for (const Part &p : parts)
+      if (p.mem == mem) {
+        os << (first ? "" : ", ") << p.what << " " << p.slots << " x " << p.bytes << " B";
+        first = false;
+      }
+    os << ") but target '" << t.name << "' has " << cap[mem] << " B";
+    return os.str();
+  }
+};
+
+Fit cube_fit(const NpuKernelPlan &plan, const NpuUbTiles &ub, std::int64_t mc, std::int64_t nc, std::int64_t kc,
+             std::int64_t k0) {
+  const std::uint64_t eb = 4;
+  Fit f;
+  f.add(0, "A chunk", align(mc * kc * eb, 32), 2);
+  f.add(0, "B chunk", align(kc * nc * eb, 32), 2);
+  f.add(1, "A step", align(mc * k0 * eb, 512), 2);
+  f.add(2, "B step", align(k0 * nc * eb, 512), 2);
+  f.add(3, "C tile", align(mc * nc * 4, 64), 2);
+  const std::uint64_t tile = align(mc * nc * eb, 32);
+  if (ub.full - ub.temps > 0) f.add(4, "tiles", tile, 2 * (ub.full - ub.temps));
+  if (ub.temps) f.add(4, "temporaries", tile, ub.temps);
+  if (ub.rows) f.add(4, "rows", align(16 * nc * eb, 32), 2 * ub.rows);
+  // A masked vector instruction's footprint is checked as whole repeats.
+  f.add(4, "vector slack", 256, 1);
+  (void)plan;
+  return f;
+}
+
+Fit vector_fit(const NpuUbTiles &ub, std::int64_t tr, std::int64_t tc) {
+  const std::uint64_t eb = 4, tile = align(tr * tc * eb, 32);
+  Fit f;
+  if (ub.full - ub.temps > 0) f.add(4, "tiles", tile, 2 * (ub.full - ub.temps));
+  if (ub.temps) f.add(4, "temporaries", tile, ub.temps);
+  if (ub.rows) f.add(4, "rows", align(16 * tc * eb, 32), 2 * ub.rows);
+  f.add(4, "vector slack", 256, 1);
+  return f;
+}
+
+/// Cycles of one tile's vector stage on rows x cols (load, ops, store).
+struct Pipes {
+  double mte2 = 0, mte1 = 0, cube = 0, fix = 0, vec = 0, mte3 = 0;
+  double max() const { return std::max({mte2, mte1, cube, fix, vec, mte3}); }
+  double sum() const { return mte2 + mte1 + cube + fix + vec + mte3; }
+};
+
+void add_tile_stage(Pipes &p, const NpuTargetInfo &t, const NpuUbTiles &ub, double rows, double cols) {
+  const double eb = 4, bytes = rows * cols * eb;
+  p.mte2 += ub.loads * (t.mte2_startup + t.mte2_per_burst * rows + bytes / t.mte2_bytes_per_cycle);
+  p.vec += ub.vec_ops * (t.vec_startup + std::ceil(bytes / t.repeat_bytes));
+  p.mte3 += ub.stores * (t.mte3_startup + t.mte2_per_burst * rows + bytes / t.mte3_bytes_per_cycle);
+}
+
+double kernel_cycles(const Pipes &p, double tiles, const NpuTargetInfo &t) {
+  const double per_core = std::ceil(tiles / t.cores);
+  return per_core * p.max() + (p.sum() - p.max());
+}
+
+double cube_cost(const NpuKernelPlan &plan, const NpuTargetInfo &t, const NpuUbTiles &ub, std::int64_t M,
+                 std::int64_t N, std::int64_t K, std::int64_t batch, std::int64_t mc, std::int64_t nc,
+                 std::int64_t kc, std::int64_t k0) {
+  const double eb = 4;
+  const std::int64_t nk = ceil_div(K, kc), steps = kc / k0;
+  // Real sizes of the tiles: the last tile of each dim is partial.
+  const double m = std::min(mc, round16(M)), n = std::min(nc, round16(N)), k = std::min(kc, round16(K));
+  Pipes p;
+  const double rows_a = plan.a_transposed ? k : m, rows_b = plan.b_transposed ? n : k;
+  p.mte2 = nk * (2 * t.mte2_startup + t.mte2_per_burst * (rows_a + rows_b) + (m * k + k * n) * eb / t.mte2_bytes_per_cycle);
+  const double calls_a = plan.a_transposed ? k0 / 16.0 : 1, calls_b = n / 16;
+  p.mte1 = nk * steps *
+           ((calls_a + calls_b) * t.mte1_startup + (m * k0 + k0 * n) * eb / t.mte1_bytes_per_cycle);
+  p.cube = nk * steps * (t.cube_startup + (m / 16) * (n / 16) * (k0 / 16.0) * t.cube_f32_cycles);
+  p.fix = 20 + m * n * 4 / t.fix_bytes_per_cycle;
+  add_tile_stage(p, t, ub, m, n);
+  const double tiles = double(batch) * ceil_div(M, mc) * ceil_div(N, nc);
+  return kernel_cycles(p, tiles, t);
+}
+
+std::vector<std::int64_t> multiples16(std::int64_t hi, std::int64_t cap) {
+  std::vector<std::int64_t> v;
+  for (std::int64_t x = 16; x <= std::min(hi, cap); x += 16) v.push_back(x);
+  if (v.empty()) v.push_back(16);
+  return v;
+}
+
+void check_hint(const std::vector<long> &hint, std::size_t n, const char *names, const NpuKernelPlan &plan) {
+  if (hint.size() < n - (n == 4 ? 1 : 0) || hint.size() > n)
+    throw UserError("--target npu: cluster '" + plan.cluster + "': the tile hint takes " + names);
+  for (long v : hint)
+    if (v <= 0 || v % 16)
+      throw UserError("--target npu: cluster '" + plan.cluster + "': tile sizes must be positive multiples of 16 (" +
+                      names + ")");
+}
+
+}  // namespace
+
+std::int64_t npu_extent(const Dim &d, std::int64_t guess) { return d.is_symbolic() ? guess : d.value; }
+
+NpuUbTiles npu_ub_tiles(const NpuKernelPlan &plan) {
+  NpuUbTiles u;
+  std::set<std::string> written;
+  for (const NpuStatement &s : plan.statements) written.insert(s.array);
+  for (const auto &[name, o] : plan.operands) {
+    if (o.form == NpuOperand::Form::Full) {
+      ++u.full;
+      if (!written.count(name) && name != plan.c) ++u.loads;
+    } else if (o.form == NpuOperand::Form::Row) {
+      ++u.rows;
+      ++u.loads;
+    }
+    if (o.output) ++u.stores;
+  }
+  for (const NpuStatement &s : plan.statements) {
+    int temps = 0, ops = 0;
+    count_temps(*s.rhs, plan, true, temps, ops);
+    u.temps = std::max(u.temps, temps);
+    u.vec_ops += ops / 2 + (ops % 2);
+  }
+  u.full += u.temps;
+  return u;
+}
+
+void tile_for_npu(NpuKernelPlan &plan, const NpuTargetInfo &t, const std::vector<long> &hint) {
+  const NpuUbTiles ub = npu_ub_tiles(plan);
+  // Vector instructions cover at most max_repeat repeats; tiles are kept
+  // within that many per call by the code generator's loops, not here.
+  if (plan.kind == NpuKernelPlan::Kind::Cube) {
+    const std::int64_t M = plan.m >= 0 ? npu_extent(plan.space[plan.m]) : 1;
+    const std::int64_t N = npu_extent(plan.space[plan.n]);
+    const std::int64_t K = npu_extent(plan.k_extent);
+    std::int64_t batch = 1;
+    for (int d : plan.batch) batch *= npu_extent(plan.space[d], 8);
+    if (!hint.empty()) {
+      check_hint(hint, 4, "mc, nc, kc[, k0]", plan);
+      plan.mc = hint[0];
+      plan.nc = hint[1];
+      plan.kc = hint[2];
+      plan.k0 = hint.size() > 3 ? hint[3] : std::min<std::int64_t>(plan.kc, 64);
+      if (plan.kc % plan.k0)
+        throw UserError("--target npu: cluster '" + plan.cluster + "': kc must be a multiple of k0");
+      Fit f = cube_fit(plan, ub, plan.mc, plan.nc, plan.kc, plan.k0);
+      if (int mem = f.over(t); mem >= 0) throw UserError(f.message(plan, t, mem) + " (the tile hint)");
+      plan.estimated_cycles = cube_cost(plan, t, ub, M, N, K, batch, plan.mc, plan.nc, plan.kc, plan.k0);
+      plan.tiles_from = "tile hint";
+      return;
+    }
+    double best = std::numeric_limits<double>::infinity();
+    for (std::int64_t mc : multiples16(round16(M), 512))
+      for (std::int64_t nc : multiples16(round16(N), 512))
+        for (std::int64_t k0 : {16, 32, 64, 128}) {
+          if (k0 > round16(K) && k0 != 16) continue;
+          for (std::int64_t kc = k0; kc <= std::max<std::int64_t>(k0, std::min<std::int64_t>(round16(K), 2048));
+               kc += k0) {
+            if (cube_fit(plan, ub, mc, nc, kc, k0).over(t) >= 0) break;  // larger kc only needs more
+            double c = cube_cost(plan, t, ub, M, N, K, batch, mc, nc, kc, k0);
+            // Ties go to the larger tile (fewer instructions, fewer startups).
+            if (c < best * (1 - 1e-9) ||
+                (c <= best * (1 + 1e-9) && mc * nc * kc > plan.mc * plan.nc * plan.kc)) {
+              best = c;
+              plan.mc = mc, plan.nc = nc, plan.kc = kc, plan.k0 = k0;
+            }
+          }
+        }
+    if (!std::isfinite(best)) {
+      Fit f = cube_fit(plan, ub, 16, 16, 16, 16);
+      throw UserError(f.message(plan, t, std::max(0, f.over(t))) + " even with 16 x 16 x 16 tiles");
+    }
+    plan.estimated_cycles = best;
+    plan.tiles_from = "cost model";
+    return;
+  }
+  // Vector: rows are the leading dims flattened, columns the last dim.
+  std::int64_t R = 1;
+  for (std::size_t d = 0; d + 1 < plan.space.size(); ++d) R *= npu_extent(plan.space[d], 64);
+  const std::int64_t C = plan.space.empty() ? 1 : npu_extent(plan.space.back());
+  if (!hint.empty()) {
+    check_hint(hint, 2, "tr, tc", plan);
+    plan.tr = hint[0];
+    plan.tc = hint[1];
+    Fit f = vector_fit(ub, plan.tr, plan.tc);
+    if (int mem = f.over(t); mem >= 0) throw UserError(f.message(plan, t, mem) + " (the tile hint)");
+    plan.tiles_from = "tile hint";
+    return;
+  }
+  double best = std::numeric_limits<double>::infinity();
+  for (std::int64_t tc : multiples16(round16(C), 4096))
+    for (std::int64_t tr : multiples16(round16(R), 4096)) {
+      if (vector_fit(ub, tr, tc).over(t) >= 0) break;
+      Pipes p;
+      add_tile_stage(p, t, ub, std::min(tr, R), std::min(tc, C));
+      double c = kernel_cycles(p, double(ceil_div(R, tr)) * ceil_div(C, tc), t);
+      if (c < best * (1 - 1e-9) || (c <= best * (1 + 1e-9) && tr * tc > plan.tr * plan.tc)) {
+        best = c;
+        plan.tr = tr, plan.tc = tc;
+      }
+    }
+  if (!std::isfinite(best)) {
+    Fit f = vector_fit(ub, 16, 16);
+    throw UserError(f.message(plan, t, std::max(0, f.over(t))) + " even with 16 x 16 tiles");
+  }
+  plan.estimated_cycles = best;
+  plan.tiles_from = "cost model";
+}
+
+void print_npu_plan(std::ostream &os, const NpuKernelPlan &plan) {
+  auto dims = [](const std::vector<int> &v) {
+    std::string s;
+    for (int d : v) s += (s.empty() ? "" : ", ") + (d == kNpuK ? std::string("k") : d < 0 ? std::string("-") : "d" + std::to_string(d));
+    return "[" + s + "]";
+  };
+  os << "npu kernel " << plan.cluster << ": " << (plan.kind == NpuKernelPlan::Kind::Cube ? "cube" : "vector")
+     << ", space " << sym_shape_to_string(plan.space) << "\n";
+  if (plan.kind == NpuKernelPlan::Kind::Cube) {
+    os << "  contraction " << plan.contraction << ": " << plan.c << " += " << plan.a.array << dims(plan.a.dims)
+       << (plan.a_transposed ? " (stored k x m)" : "") << " * " << plan.b.array << dims(plan.b.dims)
+       << (plan.b_transposed ? " (stored n x k)" : "") << ", m = " << (plan.m < 0 ? "-" : "d" + std::to_string(plan.m))
+       << ", n = d" << plan.n << ", k extent " << plan.k_extent.str() << "\n";
+  }
+  for (const auto &[name, o] : plan.operands)
+    os << "  " << name << dims(o.dims) << " "
+       << (o.form == NpuOperand::Form::Full ? "full" : o.form == NpuOperand::Form::Row ? "row" : "scalar")
+       << (o.output ? ", written back" : "") << "\n";
+  for (const NpuStatement &s : plan.statements) os << "  statement " << s.name << " -> " << s.array << "\n";
+  if (plan.kind == NpuKernelPlan::Kind::Cube && plan.mc)
+    os << "  tiles: mc " << plan.mc << ", nc " << plan.nc << ", kc " << plan.kc << ", k0 " << plan.k0 << " ("
+       << plan.tiles_from << ", estimated " << static_cast<long long>(plan.estimated_cycles) << " cycles)\n";
+  if (plan.kind == NpuKernelPlan::Kind::Vector && plan.tr)
+    os << "  tiles: tr " << plan.tr << ", tc " << plan.tc << " (" << plan.tiles_from << ", estimated "
+       << static_cast<long long>(plan.estimated_cycles) << " cycles)\n";
+}
+
+}  // namespace atl::poly
