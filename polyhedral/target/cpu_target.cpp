@@ -1,6 +1,9 @@
 // Detects the host CPU's caches, vector width and cores for the cost model.
 #include "polyhedral/target/cpu_target.h"
 
+#include <cstdio>
+#include <cstdlib>
+
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -69,6 +72,21 @@ CpuTarget detect() {
 #else
   t.isa = "scalar", t.vector_lanes = 1, t.vector_registers = 16;
 #endif
+  // The golden tests print schedules as one machine makes them on any
+  // machine: ATOLL_CPU_ISA names the ISA the cost model assumes (the code
+  // still runs: LLVM splits wider vectors for the real CPU), and
+  // ATOLL_CPU_CACHES "L1,L2,L3" the cache sizes in KiB.
+  if (const char *caches = std::getenv("ATOLL_CPU_CACHES")) {
+    long l1 = 0, l2 = 0, l3 = 0;
+    if (std::sscanf(caches, "%ld,%ld,%ld", &l1, &l2, &l3) == 3 && l1 > 0 && l2 > 0 && l3 > 0)
+      t.l1_bytes = l1 * 1024, t.l2_bytes = l2 * 1024, t.l3_bytes = l3 * 1024;
+  }
+  if (const char *isa = std::getenv("ATOLL_CPU_ISA")) {
+    const std::string v = isa;
+    if (v == "avx512") t.isa = "avx512", t.vector_lanes = 16, t.vector_registers = 32;
+    else if (v == "avx2") t.isa = "avx2", t.vector_lanes = 8, t.vector_registers = 16;
+    else if (v == "scalar") t.isa = "scalar", t.vector_lanes = 1, t.vector_registers = 16;
+  }
   unsigned hw = std::thread::hardware_concurrency();
   t.cores = static_cast<int>(sysconf_or(_SC_NPROCESSORS_ONLN, hw ? hw : 1));
   return t;

@@ -147,11 +147,11 @@ struct Gen {
   }
   void set_ring(const Ring &r, NE slot) { flag(true, r.from, r.to, lit(r.base) + slot); }
   void wait_ring(const Ring &r, NE slot) { flag(false, r.from, r.to, lit(r.base) + slot); }
-  void preset(const Ring &r) {
-    for (int s = 0; s < 2; ++s) flag(true, r.from, r.to, lit(r.base + s));
+  void preset(const Ring &r, int n = 2) {
+    for (int s = 0; s < n; ++s) flag(true, r.from, r.to, lit(r.base + s));
   }
-  void drain(const Ring &r) {
-    for (int s = 0; s < 2; ++s) flag(false, r.from, r.to, lit(r.base + s));
+  void drain(const Ring &r, int n = 2) {
+    for (int s = 0; s < n; ++s) flag(false, r.from, r.to, lit(r.base + s));
   }
 
   // ---- arrays ----
@@ -208,9 +208,11 @@ struct Gen {
   };
   std::map<std::string, Tile> tiles;  // full operands
   std::map<std::string, Tile> rows;   // broadcast rows
+  std::map<std::string, NE> cols;     // row reductions' results: 8 copies (one block) a row
   std::vector<NE> temps;
   std::uint64_t tile_bytes = 0, row_bytes = 0;
   std::int64_t tile_rows = 0, tile_cols = 0;  // the plan's tile (tr x tc or mc x nc)
+  int slots = 2;                              // of the UB tiles
 
   void allocate_ub() {
     tile_bytes = align_up(tile_rows * tile_cols * kEb, 32);
@@ -220,10 +222,13 @@ struct Gen {
     for (const auto &[name, o] : plan.operands) {
       if (o.form == NpuOperand::Form::Full) {
         tiles[name] = {lit(off), tile_bytes};
-        off += 2 * tile_bytes;
+        off += slots * tile_bytes;
       } else if (o.form == NpuOperand::Form::Row) {
         rows[name] = {lit(off), row_bytes};
-        off += 2 * row_bytes;
+        off += slots * row_bytes;
+      } else if (o.form == NpuOperand::Form::Col) {
+        cols[name] = lit(off);
+        off += align_up(tile_rows * 32, 32);
       }
     }
     for (int t = 0; t < want.temps; ++t) {
@@ -317,6 +322,80 @@ struct Gen {
     });
   }
 
+  /// Per-row values (one 32-byte block of 8 copies a row) copied to every
+  /// column of a full tile: per column fractal, one 16-lane repeat per row
+  /// whose source blocks are the same one (block stride 0).
+  void spread_col(NE dst, NE col, NE rows16, NE cols16, int jvar) {
+    const std::int64_t maxr = target.vector.max_repeat;
+    const std::int64_t chunks = (tile_rows + maxr - 1) / maxr;
+    loop(jvar, lit(0), cols16 / lit(16), lit(1), [&] {
+      const NE j = var(jvar);
+      for (std::int64_t ch = 0; ch < chunks; ++ch) {
+        const NE done = lit(ch * maxr);
+        when(lt(done, rows16), [&] {
+          NCall c;
+          c.kind = NCallKind::VScalar;
+          c.op = NPU_ADD;
+          c.scalar = 0;
+          c.dst = at(NPU_UB, dst + (j * rows16 * lit(16) + done * lit(16)) * lit(kEb));
+          c.src0 = at(NPU_UB, col + done * lit(32));
+          c.shape.repeat = min(lit(maxr), rows16 - done);
+          c.shape.dst_blk = 1, c.shape.src0_blk = 0, c.shape.dst_rep = 2, c.shape.src0_rep = 1;
+          c.shape.lanes = 16;
+          call(c);
+        });
+      }
+    });
+  }
+
+  /// 16-lane-a-row binary op over the rows of one column fractal (the
+  /// first `lanes` lanes of each row): dst and a at `dst`, b at `b`.
+  void vbin_rows(int op, NE dst, NE b, NE rows16, int lanes) {
+    const std::int64_t maxr = target.vector.max_repeat;
+    const std::int64_t chunks = (tile_rows + maxr - 1) / maxr;
+    for (std::int64_t ch = 0; ch < chunks; ++ch) {
+      const NE done = lit(ch * maxr);
+      when(lt(done, rows16), [&] {
+        NCall c;
+        c.kind = NCallKind::VBin;
+        c.op = op;
+        const NE off = done * lit(16 * kEb);
+        c.dst = at(NPU_UB, dst + off);
+        c.src0 = at(NPU_UB, dst + off);
+        c.src1 = at(NPU_UB, b + off);
+        c.shape.repeat = min(lit(maxr), rows16 - done);
+        c.shape.dst_rep = 2, c.shape.src0_rep = 2, c.shape.src1_rep = 2;
+        c.shape.lanes = lanes;
+        call(c);
+      });
+    }
+  }
+
+  /// A row reduction of the full tile `e` (NZ, rows16 x cols16, cc valid
+  /// columns, a compile-time count) into `col`: the column fractals fold
+  /// into the first one (the last one by its valid lanes), then each row's
+  /// 16 lanes reduce into 8 copies of the result.
+  void reduce_rows(compute::AssignOp op, NE e, NE col, NE rows16, std::int64_t cc, int rvar) {
+    const int vop = op == compute::AssignOp::Add ? NPU_ADD : op == compute::AssignOp::Max ? NPU_MAX : NPU_MIN;
+    const int rop = op == compute::AssignOp::Add ? NPU_RSUM : op == compute::AssignOp::Max ? NPU_RMAX : NPU_RMIN;
+    const std::int64_t full = cc / 16, rest = cc % 16;
+    const NE frac_col = rows16 * lit(16 * kEb);  // bytes of one column fractal of the tile
+    for (std::int64_t jf = 1; jf < full; ++jf) vbin(vop, e, e, e + lit(jf) * frac_col, rows16 * lit(16));
+    if (full >= 1 && rest) vbin_rows(vop, e, e + lit(full) * frac_col, rows16, static_cast<int>(rest));
+    const int lanes = full >= 1 ? 16 : static_cast<int>(rest);
+    loop(rvar, lit(0), rows16, lit(1), [&] {
+      NCall c;
+      c.kind = NCallKind::VReduce;
+      c.op = rop;
+      c.dst = at(NPU_UB, col + var(rvar) * lit(32));
+      c.src0 = at(NPU_UB, e + var(rvar) * lit(16 * kEb));
+      c.shape.repeat = lit(8);
+      c.shape.src0_rep = 0;
+      c.shape.lanes = lanes;
+      call(c);
+    }, "each row's result, 8 copies (a block the column broadcasts read)");
+  }
+
   struct Val {
     bool is_const = false;
     double c = 0;
@@ -325,17 +404,23 @@ struct Gen {
 
   /// Emits the vector instructions of every statement on the current tile.
   void statements(const NE &slot, const NE &rows16, const NE &cols16) {
-    const NE elems = rows16 * cols16;
-    const int jvar = new_var("j");
+    const NE full_elems = rows16 * cols16, row_elems = rows16 * lit(8);
+    const int jvar = new_var("j"), rvar = new_var("r");
     for (const poly::NpuStatement &st : plan.statements) {
       std::size_t next_temp = 0;
+      // A per-row statement works on the blocks of 8 copies a row.
+      const NE elems = st.per_row ? row_elems : full_elems;
       auto temp = [&]() -> NE {
         if (next_temp >= temps.size())
           throw UserError("--target npu: kernel " + kernel.name + ": statement " + st.name +
                           " needs more temporaries than were counted");
         return temps[next_temp++];
       };
-      std::function<Val(const compute::Expr &, NE)> eval = [&](const compute::Expr &e, NE dst) -> Val {
+      // Mirrors poly::npu_ub_tiles' count: a node writes into `dst`, or a
+      // new temporary; its first operand may be computed in that place when
+      // it is a temporary or `early` (the statement's array is not read).
+      std::function<Val(const compute::Expr &, NE, bool)> eval = [&](const compute::Expr &e, NE dst,
+                                                                     bool early) -> Val {
         using compute::ExprKind;
         switch (e.kind) {
           case ExprKind::Number:
@@ -344,14 +429,23 @@ struct Gen {
             const NpuOperand &o = plan.operands.at(e.name);
             if (o.form == NpuOperand::Form::Scalar) return {true, *o.constant, nullptr};
             if (o.form == NpuOperand::Form::Full) return {false, 0, tile_at(e.name, slot)};
-            NE t = temp();
-            spread_row(t, row_at(e.name, slot), rows16, cols16, jvar);
+            if (st.per_row) return {false, 0, cols.at(e.name)};
+            NE t = dst && early ? dst : temp();
+            if (o.form == NpuOperand::Form::Col) spread_col(t, cols.at(e.name), rows16, cols16, jvar);
+            else spread_row(t, row_at(e.name, slot), rows16, cols16, jvar);
             return {false, 0, t};
           }
           default:
             break;
         }
+        const bool inherit = !dst || early;
         NE out = dst ? dst : temp();
+        const std::size_t kept = next_temp;  // this node's own temporary stays; its operands' go after it
+        struct Release {
+          std::size_t &next, kept;
+          ~Release() { next = kept; }
+        } release{next_temp, kept};
+        auto first = [&](const compute::Expr &a) { return eval(a, inherit ? out : nullptr, true); };
         auto unary = [&](int op, const Val &x) {
           vun(op, out, x.tile, elems);
           return Val{false, 0, out};
@@ -389,18 +483,19 @@ struct Gen {
         };
         switch (e.kind) {
           case ExprKind::Unary:
-            return unary(NPU_NEG, as_tile(eval(*e.args[0], nullptr)));
+            return unary(NPU_NEG, as_tile(first(*e.args[0])));
           case ExprKind::Binary: {
-            Val x = eval(*e.args[0], nullptr), y = eval(*e.args[1], nullptr);
+            Val x = first(*e.args[0]), y = eval(*e.args[1], nullptr, true);
             int op = e.binop == compute::BinOp::Add ? NPU_ADD : e.binop == compute::BinOp::Sub ? NPU_SUB
                    : e.binop == compute::BinOp::Mul ? NPU_MUL : NPU_DIV;
             return binary(op, x, y);
           }
           case ExprKind::Call: {
-            if (e.func == compute::Func::Max || e.func == compute::Func::Min)
-              return binary(e.func == compute::Func::Max ? NPU_MAX : NPU_MIN, eval(*e.args[0], nullptr),
-                            eval(*e.args[1], nullptr));
-            Val x = as_tile(eval(*e.args[0], nullptr));
+            if (e.func == compute::Func::Max || e.func == compute::Func::Min) {
+              Val x = first(*e.args[0]), y = eval(*e.args[1], nullptr, true);
+              return binary(e.func == compute::Func::Max ? NPU_MAX : NPU_MIN, x, y);
+            }
+            Val x = as_tile(first(*e.args[0]));
             switch (e.func) {
               case compute::Func::Exp: return unary(NPU_EXP, x);
               case compute::Func::Log: return unary(NPU_LN, x);
@@ -423,8 +518,18 @@ struct Gen {
         }
         throw UserError("--target npu: node '" + st.node + "': an operation without an NPU vector sequence");
       };
-      const NE dst = tile_at(st.array, slot);
-      Val v = eval(*st.rhs, dst);
+      if (st.op != compute::AssignOp::Assign) {
+        const NE e = temp();
+        Val v = eval(*st.rhs, e, true);
+        if (v.is_const) vdup(e, v.c, elems);
+        else if (v.tile.get() != e.get()) vscalar(NPU_ADD, e, v.tile, 0.0, elems);
+        std::int64_t cc = 1;
+        (void)constant(extent(plan.space.back()), cc);
+        reduce_rows(st.op, e, cols.at(st.array), rows16, cc, rvar);
+        continue;
+      }
+      const NE dst = st.per_row ? cols.at(st.array) : tile_at(st.array, slot);
+      Val v = eval(*st.rhs, dst, !poly::npu_reads(*st.rhs, st.array));
       if (v.is_const) vdup(dst, v.c, elems);
       else if (v.tile.get() != dst.get()) vscalar(NPU_ADD, dst, v.tile, 0.0, elems);  // a plain copy
     }
@@ -444,6 +549,7 @@ struct Gen {
   void vector_kernel() {
     tile_rows = plan.tr;
     tile_cols = plan.tc;
+    slots = plan.ub_slots;
     allocate_ub();
     const int rank = static_cast<int>(plan.space.size());
     NE R = lit(1), C = rank ? extent(plan.space.back()) : lit(1);
@@ -456,8 +562,8 @@ struct Gen {
     const bool loads = ub.loads > 0;
     const Ring in_free = loads ? ring(NPU_VEC, NPU_MTE2) : Ring{}, in_ready = loads ? ring(NPU_MTE2, NPU_VEC) : Ring{};
     const Ring out_ready = ring(NPU_VEC, NPU_MTE3), out_free = ring(NPU_MTE3, NPU_VEC);
-    if (loads) preset(in_free);
-    preset(out_free);
+    if (loads) preset(in_free, slots);
+    preset(out_free, slots);
     const NE tiles_c = ceil_div(C, lit(plan.tc));
     const NE ntiles = ceil_div(R, lit(plan.tr)) * tiles_c;
     set(it, lit(0));
@@ -466,7 +572,7 @@ struct Gen {
       set(c0, var(t) % tiles_c * lit(plan.tc));
       set(rr, min(lit(plan.tr), R - var(r0)));
       set(cc, min(lit(plan.tc), C - var(c0)));
-      set(slot, var(it) % lit(2));
+      set(slot, var(it) % lit(slots));
       const NE s = var(slot), rows16 = round_up(var(rr), lit(16)), cols16 = round_up(var(cc), lit(16));
       // Space index of a flattened row r0 and column c0: full operands are
       // contiguous over the rows, broadcast rows depend on the column only.
@@ -492,8 +598,8 @@ struct Gen {
       set_ring(out_free, s);
       set(it, var(it) + lit(1));
     }, "tiles of " + std::to_string(plan.tr) + " x " + std::to_string(plan.tc) + ", round robin over the cores");
-    if (loads) drain(in_free);
-    drain(out_free);
+    if (loads) drain(in_free, slots);
+    drain(out_free, slots);
   }
 
   bool written(const std::string &name) const {

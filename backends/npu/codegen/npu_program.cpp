@@ -239,6 +239,12 @@ struct Printer {
         os << "npu_vscalar(ctx, " << c_binop(c.op) << ", " << addr(c.dst) << ", " << addr(c.src0) << ", "
            << num(c.scalar) << ", " << c_dtype(c.dt) << ", " << shape(c.shape) << ");\n";
         break;
+      case NCallKind::VReduce: {
+        static const char *r[] = {"NPU_RSUM", "NPU_RMAX", "NPU_RMIN"};
+        os << "npu_vreduce(ctx, " << r[c.op] << ", " << addr(c.dst) << ", " << addr(c.src0) << ", " << c_dtype(c.dt)
+           << ", " << shape(c.shape) << ");\n";
+        break;
+      }
       case NCallKind::VDup:
         os << "npu_vdup(ctx, " << addr(c.dst) << ", " << num(c.scalar) << ", " << c_dtype(c.dt) << ", "
            << shape(c.shape) << ");\n";
@@ -364,6 +370,9 @@ struct Interp {
         break;
       case NCallKind::VDup:
         npu_vdup(ctx, addr(c.dst), c.scalar, c.dt, shape(c.shape));
+        break;
+      case NCallKind::VReduce:
+        npu_vreduce(ctx, static_cast<npu_vredop>(c.op), addr(c.dst), addr(c.src0), c.dt, shape(c.shape));
         break;
       case NCallKind::SetFlag:
         npu_set_flag(ctx, c.from, c.to, u(c, 0));

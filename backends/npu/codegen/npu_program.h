@@ -67,7 +67,7 @@ struct NShape {
   int lanes = 0;  ///< 0: every lane; else the first `lanes` lanes
 };
 
-enum class NCallKind { Copy, LoadL0, Mmad, Fix, VBin, VUn, VScalar, VDup, SetFlag, WaitFlag };
+enum class NCallKind { Copy, LoadL0, Mmad, Fix, VBin, VUn, VScalar, VDup, VReduce, SetFlag, WaitFlag };
 
 struct NCall {
   NCallKind kind = NCallKind::Copy;
@@ -76,7 +76,7 @@ struct NCall {
   /// frac_stride, transpose; Mmad: m, n, k, init (0 zero, 1 accumulate); Fix: m, n,
   /// relu, dst_row_bytes; SetFlag/WaitFlag: event.
   std::vector<NE> ints;
-  int op = 0;  ///< Copy/Fix: npu_layout; VBin/VScalar: npu_vbinop; VUn: npu_vunop
+  int op = 0;  ///< Copy/Fix: npu_layout; VBin/VScalar: npu_vbinop; VUn: npu_vunop; VReduce: npu_vredop
   npu_dtype dt = NPU_F32, dt2 = NPU_F32;  ///< LoadL0/V*: dtype; Mmad: ab, acc; Fix: acc, to
   double scalar = 0;                      ///< VScalar, VDup
   NShape shape;                           ///< V*

@@ -154,7 +154,12 @@ struct Classifier {
         if (d <= last) unsupported(st, "reads '" + label(a) + "' with its dims permuted; not supported on the NPU yet");
         last = d;
       }
-    if (present.empty()) {
+    const auto known = plan.operands.find(o.array);
+    const bool col_array = !cube && known != plan.operands.end() && known->second.form == NpuOperand::Form::Col;
+    if (col_array) {
+      if (has_cols || !all_rows) unsupported(st, "reads the row reduction '" + label(a) + "' with other subscripts");
+      o.form = NpuOperand::Form::Col;
+    } else if (present.empty()) {
       if (!a.scalar) unsupported(st, "reads the one-element tensor '" + label(a) + "' whose value is not a constant");
       o.form = NpuOperand::Form::Scalar;
       o.constant = a.scalar;
@@ -175,12 +180,90 @@ struct Classifier {
       unsupported(st, "reads '" + label(a) + "' in two different ways; not supported on the NPU yet");
   }
 
-  void add_statement(const ScopStatement &st) {
-    if (st.init) unsupported(st, "initialises a reduction other than a contraction; not supported on the NPU yet");
-    if (st.op != compute::AssignOp::Assign)
-      unsupported(st, std::string("reduces with '") + compute::assign_op_name(st.op) +
-                          "'; reductions other than a contraction are not supported on the NPU yet");
+  /// A row reduction of a vector kernel: `r[rows] op= e[rows, cols]`.
+  bool add_reduction(const ScopStatement &st) {
+    if (plan.kind == NpuKernelPlan::Kind::Cube)
+      unsupported(st, "a reduction in a contraction's epilogue is not supported on the NPU yet");
+    if (st.op == compute::AssignOp::Mul) unsupported(st, "product reductions are not supported on the NPU yet");
     const ScopArray &w = array(st, st.lhs->name);
+    const int rank = static_cast<int>(plan.space.size());
+    SymShape rows(plan.space.begin(), plan.space.end() - (rank ? 1 : 0));
+    if (std::count(st.reduction.begin(), st.reduction.end(), true) != 1)
+      unsupported(st, "reduces over several indices (a convolution's or a pooling window?); not supported on the NPU "
+                      "yet (contractions over one index and row reductions are)");
+    if (rank < 1 || w.array.shape != rows)
+      unsupported(st, "reduces other than along the last dim; not supported on the NPU yet");
+    if (w.kind == ScopArray::Kind::Output)
+      unsupported(st, "a row reduction as a kernel output ('" + label(w) + "') is not supported on the NPU yet");
+    if (plan.space.back().is_symbolic())
+      unsupported(st, "reduces rows of symbolic length; the NPU path needs a constant row length");
+    auto index = index_dims(st);
+    for (std::size_t i = 0; i < st.indices.size(); ++i)
+      if (st.reduction[i]) index[st.indices[i]] = rank - 1;
+    check_ops(st, *st.rhs);
+    std::vector<const compute::Expr *> reads;
+    reads_of(*st.rhs, reads);
+    for (const compute::Expr *r : reads) add_operand(st, *r, index);
+    NpuOperand o;
+    o.array = st.lhs->name;
+    o.dtype = w.array.dtype;
+    o.shape = w.array.shape;
+    for (int d = 0; d + 1 < rank; ++d) o.dims.push_back(d);
+    o.form = NpuOperand::Form::Col;
+    plan.operands[o.array] = o;
+    plan.statements.push_back({st.name, st.node, st.lhs->name, st.rhs, st.op});
+    plan.whole_rows = true;
+    return true;
+  }
+
+  /// `r[rows] = f(per-row values, constants)`: arithmetic on reductions' results.
+  void add_per_row(const ScopStatement &st, const ScopArray &w) {
+    if (w.kind == ScopArray::Kind::Output)
+      unsupported(st, "a per-row result as a kernel output ('" + label(w) + "') is not supported on the NPU yet");
+    auto index = index_dims(st);
+    check_ops(st, *st.rhs);
+    std::vector<const compute::Expr *> reads;
+    reads_of(*st.rhs, reads);
+    for (const compute::Expr *r : reads) {
+      add_operand(st, *r, index);
+      const NpuOperand &o = plan.operands.at(r->name);
+      if (o.form != NpuOperand::Form::Col && o.form != NpuOperand::Form::Scalar)
+        unsupported(st, "computes a per-row value from '" + label(array(st, r->name)) +
+                            "', which is not one; not supported on the NPU yet");
+    }
+    NpuOperand o;
+    o.array = st.lhs->name;
+    o.dtype = w.array.dtype;
+    o.shape = w.array.shape;
+    for (int d = 0; d + 1 < static_cast<int>(plan.space.size()); ++d) o.dims.push_back(d);
+    o.form = NpuOperand::Form::Col;
+    plan.operands[o.array] = o;
+    NpuStatement s{st.name, st.node, st.lhs->name, st.rhs};
+    s.per_row = true;
+    plan.statements.push_back(s);
+  }
+
+  void add_statement(const ScopStatement &st) {
+    if (st.init) {
+      // The identity of a row reduction: the reduction starts from its first element.
+      const std::string main_name = st.name.size() > 5 ? st.name.substr(0, st.name.size() - 5) : std::string();
+      for (const ScopStatement &r : scop.statements)
+        if (&r != &st && r.name == main_name && !r.init &&
+            r.op != compute::AssignOp::Assign && plan.kind == NpuKernelPlan::Kind::Vector)
+          return;
+      unsupported(st, "initialises a reduction other than a contraction; not supported on the NPU yet");
+    }
+    if (st.op != compute::AssignOp::Assign) {
+      add_reduction(st);
+      return;
+    }
+    const ScopArray &w = array(st, st.lhs->name);
+    const int rank = static_cast<int>(plan.space.size());
+    if (plan.kind == NpuKernelPlan::Kind::Vector && rank >= 1 &&
+        w.array.shape == SymShape(plan.space.begin(), plan.space.end() - 1)) {
+      add_per_row(st, w);
+      return;
+    }
     if (w.array.shape != plan.space)
       unsupported(st, "writes '" + label(w) + "' of shape " + sym_shape_to_string(w.array.shape) +
                           " in a kernel whose space is " + sym_shape_to_string(plan.space));

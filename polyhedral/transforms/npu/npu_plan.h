@@ -36,6 +36,7 @@ struct NpuOperand {
   enum class Form {
     Full,   ///< every element of a tile: depends on the rows and the columns
     Row,    ///< one row broadcast over the tile's rows: depends on n only
+    Col,    ///< one value per row, broadcast over the columns: a row reduction's result
     Scalar, ///< a compile-time constant
   } form = Form::Full;
   std::optional<double> constant;  ///< Form::Scalar
@@ -44,12 +45,15 @@ struct NpuOperand {
 
 inline constexpr int kNpuK = -2;  ///< NpuOperand::dims: the contraction index
 
-/// One elementwise statement of the kernel: `array[space] = rhs`, in order.
+/// One statement of the kernel, in order: `array[space] = rhs`, or for a
+/// row reduction (vector kernels) `array[rows] op= rhs` over the columns.
 struct NpuStatement {
   std::string name;   ///< the polyhedral statement (NODE_k)
   std::string node;   ///< the graph node
   std::string array;  ///< the array it writes
   compute::ExprPtr rhs;
+  compute::AssignOp op = compute::AssignOp::Assign;  ///< Add, Max or Min: a row reduction
+  bool per_row = false;  ///< writes one value a row from per-row values (a reduction's scaling)
 };
 
 struct NpuKernelPlan {
@@ -68,9 +72,14 @@ struct NpuKernelPlan {
   // Every array the statements read or write (the cube's A and B apart).
   std::map<std::string, NpuOperand> operands;
   std::vector<NpuStatement> statements;
+  /// Row reductions: a tile holds whole rows (tc covers the last dim).
+  bool whole_rows = false;
   // Tile sizes (tile_for_npu): the cube's mc x nc output tile, kc the L1
   // chunk of k and k0 the L0 step; a vector kernel's tr x tc tile.
   std::int64_t mc = 0, nc = 0, kc = 0, k0 = 0, tr = 0, tc = 0;
+  /// Slots of a vector kernel's UB tiles: 2 (double buffering) unless even
+  /// the smallest tile does not fit twice.
+  int ub_slots = 2;
   double estimated_cycles = 0;  ///< the analytical cost of the chosen tiles
   std::string tiles_from;       ///< "cost model" or "tile hint"
 };

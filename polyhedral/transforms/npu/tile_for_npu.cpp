@@ -20,20 +20,39 @@ std::uint64_t align(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a *
 
 /// Internal nodes below the root plus broadcast rows read: the
 /// temporaries one statement's evaluation takes (npu_ub_tiles).
-void count_temps(const compute::Expr &e, const NpuKernelPlan &plan, bool root, int &temps, int &ops) {
+/// The temporaries the code generator's evaluation of `e` holds at its
+/// peak (it mirrors lower_to_npu's): a node writes into the place it is
+/// given, or a new temporary; its first operand may be computed in that
+/// place when it is a temporary or `early` (the statement's array is not
+/// read by it); an operand's temporaries are released after the node's
+/// instruction. `result` says whether the value ends in a new temporary.
+int peak_temps(const compute::Expr &e, const NpuKernelPlan &plan, bool per_row, bool has_target, bool early,
+               int &ops, bool &result) {
   using compute::ExprKind;
+  result = false;
   if (e.kind == ExprKind::Read) {
     auto it = plan.operands.find(e.name);
-    if (it != plan.operands.end() && it->second.form == NpuOperand::Form::Row) {
-      ++temps;
+    if (!per_row && it != plan.operands.end() &&
+        (it->second.form == NpuOperand::Form::Row || it->second.form == NpuOperand::Form::Col)) {
       ++ops;
+      result = !(has_target && early);
+      return result ? 1 : 0;
     }
-    return;
+    return 0;
   }
-  if (e.kind == ExprKind::Number) return;
-  if (!root) ++temps;
+  if (e.kind == ExprKind::Number) return 0;
+  const int own = has_target ? 0 : 1;
+  result = !has_target;
+  const bool inherit = !has_target || early;
   ops += e.kind == ExprKind::Call && e.func == compute::Func::Sigmoid ? 4 : 2;
-  for (const auto &a : e.args) count_temps(*a, plan, false, temps, ops);
+  bool left_temp = false, right_temp = false;
+  const int left = peak_temps(*e.args[0], plan, per_row, inherit, true, ops, left_temp);
+  int peak = own + left;
+  if (e.args.size() > 1) {
+    const int right = peak_temps(*e.args[1], plan, per_row, false, true, ops, right_temp);
+    peak = std::max(peak, own + (left_temp ? 1 : 0) + right);
+  }
+  return peak;
 }
 
 const char *kMem[] = {"L1", "L0A", "L0B", "L0C", "UB"};
@@ -92,12 +111,13 @@ Fit cube_fit(const NpuKernelPlan &plan, const NpuUbTiles &ub, std::int64_t mc, s
   return f;
 }
 
-Fit vector_fit(const NpuUbTiles &ub, std::int64_t tr, std::int64_t tc) {
+Fit vector_fit(const NpuUbTiles &ub, std::int64_t tr, std::int64_t tc, int slots = 2) {
   const std::uint64_t eb = 4, tile = align(tr * tc * eb, 32);
   Fit f;
-  if (ub.full - ub.temps > 0) f.add(4, "tiles", tile, 2 * (ub.full - ub.temps));
+  if (ub.cols) f.add(4, "row results", tr * 32, ub.cols);
+  if (ub.full - ub.temps > 0) f.add(4, "tiles", tile, slots * (ub.full - ub.temps));
   if (ub.temps) f.add(4, "temporaries", tile, ub.temps);
-  if (ub.rows) f.add(4, "rows", align(16 * tc * eb, 32), 2 * ub.rows);
+  if (ub.rows) f.add(4, "rows", align(16 * tc * eb, 32), slots * ub.rows);
   f.add(4, "vector slack", 256, 1);
   return f;
 }
@@ -159,6 +179,13 @@ void check_hint(const std::vector<long> &hint, std::size_t n, const char *names,
 
 }  // namespace
 
+bool npu_reads(const compute::Expr &e, const std::string &array) {
+  if (e.kind == compute::ExprKind::Read && e.name == array) return true;
+  for (const auto &a : e.args)
+    if (npu_reads(*a, array)) return true;
+  return false;
+}
+
 std::int64_t npu_extent(const Dim &d, std::int64_t guess) { return d.is_symbolic() ? guess : d.value; }
 
 NpuUbTiles npu_ub_tiles(const NpuKernelPlan &plan) {
@@ -172,12 +199,19 @@ NpuUbTiles npu_ub_tiles(const NpuKernelPlan &plan) {
     } else if (o.form == NpuOperand::Form::Row) {
       ++u.rows;
       ++u.loads;
+    } else if (o.form == NpuOperand::Form::Col) {
+      ++u.cols;
     }
     if (o.output) ++u.stores;
   }
   for (const NpuStatement &s : plan.statements) {
     int temps = 0, ops = 0;
-    count_temps(*s.rhs, plan, true, temps, ops);
+    // A reduction evaluates into a temporary, then folds its columns and rows.
+    const bool reduction = s.op != compute::AssignOp::Assign;
+    bool in_temp = false;
+    temps = (reduction ? 1 : 0) +  // the reduced tile
+            peak_temps(*s.rhs, plan, s.per_row, true, reduction || !npu_reads(*s.rhs, s.array), ops, in_temp);
+    if (reduction) ops += 4;
     u.temps = std::max(u.temps, temps);
     u.vec_ops += ops / 2 + (ops % 2);
   }
@@ -242,15 +276,25 @@ void tile_for_npu(NpuKernelPlan &plan, const NpuTargetInfo &t, const std::vector
     check_hint(hint, 2, "tr, tc", plan);
     plan.tr = hint[0];
     plan.tc = hint[1];
-    Fit f = vector_fit(ub, plan.tr, plan.tc);
+    if (vector_fit(ub, plan.tr, plan.tc).over(t) >= 0 && vector_fit(ub, plan.tr, plan.tc, 1).over(t) < 0)
+      plan.ub_slots = 1;
+    if (plan.whole_rows && plan.tc < round16(C))
+      throw UserError("--target npu: cluster '" + plan.cluster + "': its row reductions need whole rows: tc must be at least " +
+                      std::to_string(round16(C)));
+    Fit f = vector_fit(ub, plan.tr, plan.tc, plan.ub_slots);
     if (int mem = f.over(t); mem >= 0) throw UserError(f.message(plan, t, mem) + " (the tile hint)");
     plan.tiles_from = "tile hint";
     return;
   }
   double best = std::numeric_limits<double>::infinity();
-  for (std::int64_t tc : multiples16(round16(C), 4096))
+  // Row reductions need whole rows in a tile.
+  std::vector<std::int64_t> tcs = multiples16(round16(C), 4096);
+  if (plan.whole_rows) tcs = {round16(C)};
+  // Double buffering where the smallest tile allows it, else one slot.
+  plan.ub_slots = vector_fit(ub, 16, tcs.front()).over(t) < 0 ? 2 : 1;
+  for (std::int64_t tc : tcs)
     for (std::int64_t tr : multiples16(round16(R), 4096)) {
-      if (vector_fit(ub, tr, tc).over(t) >= 0) break;
+      if (vector_fit(ub, tr, tc, plan.ub_slots).over(t) >= 0) break;
       Pipes p;
       add_tile_stage(p, t, ub, std::min(tr, R), std::min(tc, C));
       double c = kernel_cycles(p, double(ceil_div(R, tr)) * ceil_div(C, tc), t);
@@ -260,8 +304,11 @@ void tile_for_npu(NpuKernelPlan &plan, const NpuTargetInfo &t, const std::vector
       }
     }
   if (!std::isfinite(best)) {
-    Fit f = vector_fit(ub, 16, 16);
-    throw UserError(f.message(plan, t, std::max(0, f.over(t))) + " even with 16 x 16 tiles");
+    Fit f = vector_fit(ub, 16, plan.whole_rows ? round16(C) : 16, 1);
+    throw UserError(f.message(plan, t, std::max(0, f.over(t))) +
+                    (plan.whole_rows ? " even with 16 rows a tile; its row reductions need whole rows of " +
+                                           std::to_string(C) + " elements in UB"
+                                     : std::string(" even with 16 x 16 tiles")));
   }
   plan.estimated_cycles = best;
   plan.tiles_from = "cost model";
@@ -283,14 +330,21 @@ void print_npu_plan(std::ostream &os, const NpuKernelPlan &plan) {
   }
   for (const auto &[name, o] : plan.operands)
     os << "  " << name << dims(o.dims) << " "
-       << (o.form == NpuOperand::Form::Full ? "full" : o.form == NpuOperand::Form::Row ? "row" : "scalar")
+       << (o.form == NpuOperand::Form::Full  ? "full"
+           : o.form == NpuOperand::Form::Row ? "row"
+           : o.form == NpuOperand::Form::Col ? "per row"
+                                             : "scalar")
        << (o.output ? ", written back" : "") << "\n";
-  for (const NpuStatement &s : plan.statements) os << "  statement " << s.name << " -> " << s.array << "\n";
+  for (const NpuStatement &s : plan.statements)
+    os << "  statement " << s.name << " -> " << s.array
+       << (s.op == compute::AssignOp::Assign ? "" : std::string(" (row reduction ") + compute::assign_op_name(s.op) + ")")
+       << "\n";
   if (plan.kind == NpuKernelPlan::Kind::Cube && plan.mc)
     os << "  tiles: mc " << plan.mc << ", nc " << plan.nc << ", kc " << plan.kc << ", k0 " << plan.k0 << " ("
        << plan.tiles_from << ", estimated " << static_cast<long long>(plan.estimated_cycles) << " cycles)\n";
   if (plan.kind == NpuKernelPlan::Kind::Vector && plan.tr)
-    os << "  tiles: tr " << plan.tr << ", tc " << plan.tc << " (" << plan.tiles_from << ", estimated "
+    os << "  tiles: tr " << plan.tr << ", tc " << plan.tc << ", " << plan.ub_slots << " slots (" << plan.tiles_from
+       << ", estimated "
        << static_cast<long long>(plan.estimated_cycles) << " cycles)\n";
 }
 

@@ -27,11 +27,15 @@ struct NpuUbTiles {
   int full = 0;     ///< tiles of rows x cols
   int temps = 0;    ///< of which expression temporaries (one slot: the vector unit alone uses them)
   int rows = 0;     ///< tiles of 16 x cols (broadcast rows)
+  int cols = 0;     ///< per-row values of row reductions: 8 copies (32 bytes) a row, one slot
   int vec_ops = 0;  ///< vector instructions a tile issues (for the cost)
   int loads = 0;    ///< tiles copied in from global memory
   int stores = 0;   ///< tiles copied out
 };
 NpuUbTiles npu_ub_tiles(const NpuKernelPlan &plan);
+
+/// Whether `e` reads `array`.
+bool npu_reads(const compute::Expr &e, const std::string &array);
 
 /// A constant extent, or `guess` for a symbolic one.
 std::int64_t npu_extent(const Dim &d, std::int64_t guess = 1024);
