@@ -190,6 +190,18 @@ struct Gen {
     c.ints = {rows, cols * lit(kEb), (pitch - cols) * lit(kEb), lit(0), rows, cols, lit(kEb)};
     call(c);
   }
+  /// `n` contiguous elements of GM -> UB compact: n / 16 rows of 16 (their
+  /// NZ is row-major), then the tail as one row (NZ pads it to a fractal).
+  void load_row(NE ub, NAddr src, NE n) {
+    const NE whole = n / lit(16), rest = n % lit(16);
+    when(lt(lit(0), whole), [&] { load_nz(at(NPU_UB, ub), src, whole, lit(16), lit(16)); });
+    when(lt(lit(0), rest), [&] {
+      NAddr tail = src;
+      tail.off = src.off + whole * lit(16 * kEb);
+      load_nz(at(NPU_UB, ub + whole * lit(16 * kEb)), tail, lit(1), rest, rest);
+    });
+  }
+
   /// NZ in `src` -> GM rows x cols, `pitch` elements apart (NZ2ND).
   void store_nd(NAddr dst, NAddr src, NE rows, NE cols, NE pitch) {
     NCall c;
@@ -216,7 +228,9 @@ struct Gen {
 
   void allocate_ub() {
     tile_bytes = align_up(tile_rows * tile_cols * kEb, 32);
-    row_bytes = align_up(16 * tile_cols * kEb, 32);
+    // A broadcast row, compact: its whole 16-element pieces, then the tail
+    // (ND2NZ pads the tail's fractal to 16 x 16).
+    row_bytes = align_up((tile_cols + 256) * kEb, 32);
     const poly::NpuUbTiles want = poly::npu_ub_tiles(plan);
     std::uint64_t off = 0;
     for (const auto &[name, o] : plan.operands) {
@@ -296,10 +310,13 @@ struct Gen {
     vec_whole(c, dst, dst, nullptr, elems);
   }
 
-  /// A broadcast row (NZ of 1 x cols: row 0 of each column fractal) copied
-  /// to every row of a full tile of rows16 x cols16: per column fractal,
-  /// one 16-lane repeat per row (the source's repeat stride 0).
-  void spread_row(NE dst, NE row, NE rows16, NE cols16, int jvar) {
+  /// An operation of a full tile with a broadcast operand, 16 lanes (one
+  /// row of a column fractal) a repeat, per column fractal of the tile:
+  ///   row operand (compact: column fractal j's 16 values at j * 64 B):
+  ///     source repeat stride 0, the same 16 values for every row;
+  ///   per-row operand (a block of 8 copies a row): block stride 0.
+  /// With `x` null it copies the broadcast (`dst = b`), else `dst = x op b`.
+  void broadcast_op(int op, NE dst, NE x, NE b, bool per_row, NE rows16, NE cols16, int jvar) {
     const std::int64_t maxr = target.vector.max_repeat;
     const std::int64_t chunks = (tile_rows + maxr - 1) / maxr;
     loop(jvar, lit(0), cols16 / lit(16), lit(1), [&] {
@@ -308,40 +325,27 @@ struct Gen {
         const NE done = lit(ch * maxr);
         when(lt(done, rows16), [&] {
           NCall c;
-          c.kind = NCallKind::VScalar;
-          c.op = NPU_ADD;
-          c.scalar = 0;
-          c.dst = at(NPU_UB, dst + (j * rows16 * lit(16) + done * lit(16)) * lit(kEb));
-          c.src0 = at(NPU_UB, row + j * lit(kFrac));
+          const NE rows_at = (j * rows16 * lit(16) + done * lit(16)) * lit(kEb);
+          const NAddr bsrc = at(NPU_UB, per_row ? b + done * lit(32) : b + j * lit(16 * kEb));
+          const std::uint16_t b_blk = per_row ? 0 : 1, b_rep = per_row ? 1 : 0;
+          c.dst = at(NPU_UB, dst + rows_at);
           c.shape.repeat = min(lit(maxr), rows16 - done);
-          c.shape.dst_blk = 1, c.shape.src0_blk = 1, c.shape.dst_rep = 2, c.shape.src0_rep = 0;
+          c.shape.dst_blk = 1, c.shape.dst_rep = 2;
           c.shape.lanes = 16;
-          call(c);
-        });
-      }
-    });
-  }
-
-  /// Per-row values (one 32-byte block of 8 copies a row) copied to every
-  /// column of a full tile: per column fractal, one 16-lane repeat per row
-  /// whose source blocks are the same one (block stride 0).
-  void spread_col(NE dst, NE col, NE rows16, NE cols16, int jvar) {
-    const std::int64_t maxr = target.vector.max_repeat;
-    const std::int64_t chunks = (tile_rows + maxr - 1) / maxr;
-    loop(jvar, lit(0), cols16 / lit(16), lit(1), [&] {
-      const NE j = var(jvar);
-      for (std::int64_t ch = 0; ch < chunks; ++ch) {
-        const NE done = lit(ch * maxr);
-        when(lt(done, rows16), [&] {
-          NCall c;
-          c.kind = NCallKind::VScalar;
-          c.op = NPU_ADD;
-          c.scalar = 0;
-          c.dst = at(NPU_UB, dst + (j * rows16 * lit(16) + done * lit(16)) * lit(kEb));
-          c.src0 = at(NPU_UB, col + done * lit(32));
-          c.shape.repeat = min(lit(maxr), rows16 - done);
-          c.shape.dst_blk = 1, c.shape.src0_blk = 0, c.shape.dst_rep = 2, c.shape.src0_rep = 1;
-          c.shape.lanes = 16;
+          if (!x) {
+            c.kind = NCallKind::VScalar;
+            c.op = NPU_ADD;
+            c.scalar = 0;
+            c.src0 = bsrc;
+            c.shape.src0_blk = b_blk, c.shape.src0_rep = b_rep;
+          } else {
+            c.kind = NCallKind::VBin;
+            c.op = op;
+            c.src0 = at(NPU_UB, x + rows_at);
+            c.src1 = bsrc;
+            c.shape.src0_blk = 1, c.shape.src0_rep = 2;
+            c.shape.src1_blk = b_blk, c.shape.src1_rep = b_rep;
+          }
           call(c);
         });
       }
@@ -396,6 +400,11 @@ struct Gen {
     }, "each row's result, 8 copies (a block the column broadcasts read)");
   }
 
+  NE broadcast_of(const compute::Expr &leaf) const {
+    return plan.operands.at(leaf.name).form == NpuOperand::Form::Col ? cols.at(leaf.name) : row_at(leaf.name, cur_slot);
+  }
+  NE cur_slot;  // the slot of the tile being computed (statements())
+
   struct Val {
     bool is_const = false;
     double c = 0;
@@ -405,6 +414,7 @@ struct Gen {
   /// Emits the vector instructions of every statement on the current tile.
   void statements(const NE &slot, const NE &rows16, const NE &cols16) {
     const NE full_elems = rows16 * cols16, row_elems = rows16 * lit(8);
+    cur_slot = slot;
     const int jvar = new_var("j"), rvar = new_var("r");
     for (const poly::NpuStatement &st : plan.statements) {
       std::size_t next_temp = 0;
@@ -431,8 +441,7 @@ struct Gen {
             if (o.form == NpuOperand::Form::Full) return {false, 0, tile_at(e.name, slot)};
             if (st.per_row) return {false, 0, cols.at(e.name)};
             NE t = dst && early ? dst : temp();
-            if (o.form == NpuOperand::Form::Col) spread_col(t, cols.at(e.name), rows16, cols16, jvar);
-            else spread_row(t, row_at(e.name, slot), rows16, cols16, jvar);
+            broadcast_op(NPU_ADD, t, nullptr, broadcast_of(e), o.form == NpuOperand::Form::Col, rows16, cols16, jvar);
             return {false, 0, t};
           }
           default:
@@ -446,6 +455,25 @@ struct Gen {
           ~Release() { next = kept; }
         } release{next_temp, kept};
         auto first = [&](const compute::Expr &a) { return eval(a, inherit ? out : nullptr, true); };
+        // A broadcast operand (row or per-row) of a binary op is read in place.
+        const int bi = poly::npu_broadcast_operand(e, plan, st.per_row);
+        auto with_broadcast = [&](int op) -> Val {
+          const compute::Expr &leaf = *e.args[bi];
+          const Val x = first(*e.args[1 - bi]);
+          const bool col = plan.operands.at(leaf.name).form == NpuOperand::Form::Col;
+          const NE b = broadcast_of(leaf);
+          const bool commutes = op == NPU_ADD || op == NPU_MUL || op == NPU_MAX || op == NPU_MIN;
+          if (bi == 1 || commutes) {
+            broadcast_op(op, out, x.tile, b, col, rows16, cols16, jvar);
+          } else if (op == NPU_SUB) {  // b - x = -(x - b)
+            broadcast_op(NPU_SUB, out, x.tile, b, col, rows16, cols16, jvar);
+            vun(NPU_NEG, out, out, elems);
+          } else {  // b / x = (1 / x) * b
+            vun(NPU_RECIP, out, x.tile, elems);
+            broadcast_op(NPU_MUL, out, out, b, col, rows16, cols16, jvar);
+          }
+          return {false, 0, out};
+        };
         auto unary = [&](int op, const Val &x) {
           vun(op, out, x.tile, elems);
           return Val{false, 0, out};
@@ -485,13 +513,15 @@ struct Gen {
           case ExprKind::Unary:
             return unary(NPU_NEG, as_tile(first(*e.args[0])));
           case ExprKind::Binary: {
-            Val x = first(*e.args[0]), y = eval(*e.args[1], nullptr, true);
             int op = e.binop == compute::BinOp::Add ? NPU_ADD : e.binop == compute::BinOp::Sub ? NPU_SUB
                    : e.binop == compute::BinOp::Mul ? NPU_MUL : NPU_DIV;
+            if (bi >= 0) return with_broadcast(op);
+            Val x = first(*e.args[0]), y = eval(*e.args[1], nullptr, true);
             return binary(op, x, y);
           }
           case ExprKind::Call: {
             if (e.func == compute::Func::Max || e.func == compute::Func::Min) {
+              if (bi >= 0) return with_broadcast(e.func == compute::Func::Max ? NPU_MAX : NPU_MIN);
               Val x = first(*e.args[0]), y = eval(*e.args[1], nullptr, true);
               return binary(e.func == compute::Func::Max ? NPU_MAX : NPU_MIN, x, y);
             }
@@ -583,7 +613,7 @@ struct Gen {
           if (o.form == NpuOperand::Form::Full && !written(name))
             load_nz(at(NPU_UB, tile_at(name, s)), gm(name, full_origin()), var(rr), var(cc), C);
           else if (o.form == NpuOperand::Form::Row)
-            load_nz(at(NPU_UB, row_at(name, s)), gm(name, var(c0)), lit(1), var(cc), var(cc));
+            load_row(row_at(name, s), gm(name, var(c0)), var(cc));
         }
         set_ring(in_ready, s);
         wait_ring(in_ready, s);
@@ -700,7 +730,7 @@ struct Gen {
             load_nz(at(NPU_UB, tile_at(name, C_slot)), gm(name, origin(o, index)), var(mr), var(nr),
                     extent(o.shape.back()));
           else if (o.form == NpuOperand::Form::Row)
-            load_nz(at(NPU_UB, row_at(name, C_slot)), gm(name, origin(o, index)), lit(1), var(nr), var(nr));
+            load_row(row_at(name, C_slot), gm(name, origin(o, index)), var(nr));
         }
         set_ring(ep_ready, C_slot);
       }

@@ -308,6 +308,7 @@ void emit_npu_c(std::ostream &os, const NpuProgram &p) {
   for (std::size_t v = 0; v < p.vars.size(); ++v)
     os << "  int64_t " << p.vars[v] << " = "
        << (static_cast<int>(v) < p.num_params ? "params[" + std::to_string(v) + "]" : std::string("0")) << ";\n";
+  for (const std::string &v : p.vars) os << "  (void)" << v << ";\n";
   Printer{os, p}.stmt(p.body, 1);
   os << "  (void)params;\n}\n";
 }

@@ -45,6 +45,11 @@ int peak_temps(const compute::Expr &e, const NpuKernelPlan &plan, bool per_row, 
   result = !has_target;
   const bool inherit = !has_target || early;
   ops += e.kind == ExprKind::Call && e.func == compute::Func::Sigmoid ? 4 : 2;
+  if (const int bi = npu_broadcast_operand(e, plan, per_row); bi >= 0) {
+    bool other_temp = false;
+    ++ops;
+    return own + peak_temps(*e.args[1 - bi], plan, per_row, inherit, true, ops, other_temp);
+  }
   bool left_temp = false, right_temp = false;
   const int left = peak_temps(*e.args[0], plan, per_row, inherit, true, ops, left_temp);
   int peak = own + left;
@@ -104,7 +109,7 @@ Fit cube_fit(const NpuKernelPlan &plan, const NpuUbTiles &ub, std::int64_t mc, s
   const std::uint64_t tile = align(mc * nc * eb, 32);
   if (ub.full - ub.temps > 0) f.add(4, "tiles", tile, 2 * (ub.full - ub.temps));
   if (ub.temps) f.add(4, "temporaries", tile, ub.temps);
-  if (ub.rows) f.add(4, "rows", align(16 * nc * eb, 32), 2 * ub.rows);
+  if (ub.rows) f.add(4, "rows", align((nc + 256) * eb, 32), 2 * ub.rows);
   // A masked vector instruction's footprint is checked as whole repeats.
   f.add(4, "vector slack", 256, 1);
   (void)plan;
@@ -117,7 +122,7 @@ Fit vector_fit(const NpuUbTiles &ub, std::int64_t tr, std::int64_t tc, int slots
   if (ub.cols) f.add(4, "row results", tr * 32, ub.cols);
   if (ub.full - ub.temps > 0) f.add(4, "tiles", tile, slots * (ub.full - ub.temps));
   if (ub.temps) f.add(4, "temporaries", tile, ub.temps);
-  if (ub.rows) f.add(4, "rows", align(16 * tc * eb, 32), slots * ub.rows);
+  if (ub.rows) f.add(4, "rows", align((tc + 256) * eb, 32), slots * ub.rows);
   f.add(4, "vector slack", 256, 1);
   return f;
 }
@@ -178,6 +183,25 @@ void check_hint(const std::vector<long> &hint, std::size_t n, const char *names,
 }
 
 }  // namespace
+
+int npu_broadcast_operand(const compute::Expr &e, const NpuKernelPlan &plan, bool per_row) {
+  using compute::ExprKind;
+  const bool binary = e.kind == ExprKind::Binary ||
+                      (e.kind == ExprKind::Call && (e.func == compute::Func::Max || e.func == compute::Func::Min));
+  if (per_row || !binary || e.args.size() != 2) return -1;
+  auto form = [&](const compute::Expr &a) -> int {  // 1 broadcast leaf, 2 constant, 0 else
+    if (a.kind == ExprKind::Number) return 2;
+    if (a.kind != ExprKind::Read) return 0;
+    auto it = plan.operands.find(a.name);
+    if (it == plan.operands.end()) return 0;
+    if (it->second.form == NpuOperand::Form::Scalar) return 2;
+    return it->second.form == NpuOperand::Form::Row || it->second.form == NpuOperand::Form::Col ? 1 : 0;
+  };
+  const int f0 = form(*e.args[0]), f1 = form(*e.args[1]);
+  if (f0 == 1 && f1 == 0) return 0;
+  if (f1 == 1 && f0 == 0) return 1;
+  return -1;
+}
 
 bool npu_reads(const compute::Expr &e, const std::string &array) {
   if (e.kind == compute::ExprKind::Read && e.name == array) return true;

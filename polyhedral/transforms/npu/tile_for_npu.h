@@ -34,6 +34,11 @@ struct NpuUbTiles {
 };
 NpuUbTiles npu_ub_tiles(const NpuKernelPlan &plan);
 
+/// For a binary operation (or max, min) with one operand a broadcast row
+/// or per-row value read as it is and the other a computed tile: that
+/// operand's index (the code generator applies it in place); else -1.
+int npu_broadcast_operand(const compute::Expr &e, const NpuKernelPlan &plan, bool per_row);
+
 /// Whether `e` reads `array`.
 bool npu_reads(const compute::Expr &e, const std::string &array);
 

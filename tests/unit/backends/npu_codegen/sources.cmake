@@ -1,0 +1,8 @@
+# Unit tests of NPU code generation (target atoll_tests, label npu; paths relative to tests/).
+target_sources(atoll_tests PRIVATE
+  unit/backends/npu_codegen/npu_codegen_test.cpp
+)
+# The emitted C is compiled against npu_intrin.h and loaded: its npu_* calls
+# resolve to the simulator linked into the test (exported symbols).
+target_compile_definitions(atoll_tests PRIVATE "ATOLL_NPU_INCLUDE_DIR=\"${PROJECT_SOURCE_DIR}/backends/npu/include\"")
+set_target_properties(atoll_tests PROPERTIES ENABLE_EXPORTS ON)
