@@ -4,6 +4,7 @@
 # C that `compile --target npu` writes compiled as C99.
 set(ATOLL_NPU_BATCHES
   ${CMAKE_CURRENT_SOURCE_DIR}/data/npu_ops.json
+  ${CMAKE_CURRENT_SOURCE_DIR}/data/npu_f16.json
   ${PROJECT_SOURCE_DIR}/samples/mlp.json)
 foreach(batch ${ATOLL_NPU_BATCHES})
   get_filename_component(name ${batch} NAME_WE)

@@ -20,6 +20,7 @@ struct NpuTargetInfo {
   // Rates for the analytical tile cost (cycles).
   std::uint32_t cube_startup = 32;
   std::uint32_t cube_f32_cycles = 4;   ///< cycles per 16x16x16 step of the f32 type row
+  std::uint32_t cube_f16_cycles = 1;   ///< of the f16 type row
   double mte2_bytes_per_cycle = 64;
   std::uint32_t mte2_startup = 100, mte2_per_burst = 2;
   double mte1_bytes_per_cycle = 256;

@@ -30,6 +30,7 @@ poly::NpuTargetInfo npu_target_info(const Target &t) {
   i.repeat_bytes = t.vector.repeat_bytes;
   i.cube_startup = t.cube.startup;
   if (const CubeType *r = t.cube_type(NPU_F32, NPU_F32)) i.cube_f32_cycles = r->cycles;
+  if (const CubeType *r = t.cube_type(NPU_F16, NPU_F32)) i.cube_f16_cycles = r->cycles;
   const PipeDesc &m2 = t.pipes[NPU_MTE2], &m1 = t.pipes[NPU_MTE1], &fx = t.pipes[NPU_FIX], &m3 = t.pipes[NPU_MTE3];
   i.mte2_bytes_per_cycle = m2.bytes_per_cycle;
   i.mte2_startup = m2.startup;
@@ -48,8 +49,6 @@ namespace {
 using poly::NpuKernelPlan;
 using poly::NpuOperand;
 
-constexpr std::int64_t kEb = 4;       // f32
-constexpr std::int64_t kFrac = 256 * kEb;  // bytes of a 16 x 16 fractal
 
 std::uint64_t align_up(std::uint64_t v, std::uint64_t a) { return (v + a - 1) / a * a; }
 
@@ -61,7 +60,16 @@ struct Gen {
   std::vector<std::vector<NS> *> blocks;
   std::map<std::pair<int, int>, int> events;  // (from, to) -> next free event
 
+  // The kernel's element type (f32 or f16): its bytes, a fractal's bytes,
+  // the blocks of one 16-element row of a fractal, and the NPU dtype.
+  std::int64_t kEb = 4, kFrac = 1024;
+  std::uint16_t row_blocks = 2;
+  npu_dtype nd = NPU_F32;
+
   Gen(const NpuKernelPlan &pl, const poly::LKernel &k, const Target &t) : plan(pl), kernel(k), target(t) {
+    if (pl.dtype == DType::F16) kEb = 2, nd = NPU_F16;
+    kFrac = 256 * kEb;
+    row_blocks = static_cast<std::uint16_t>(16 * kEb / 32);
     p.name = k.name;
     for (const std::string &s : k.params) p.vars.push_back("p_" + s);
     p.num_params = static_cast<int>(k.params.size());
@@ -135,14 +143,14 @@ struct Gen {
     npu_pipe from, to;
     int base;
   };
-  Ring ring(npu_pipe from, npu_pipe to) {
+  Ring ring(npu_pipe from, npu_pipe to, int n = 2) {
     int &next = events[{from, to}];
-    if (next + 2 > static_cast<int>(target.events_per_pipe_pair))
+    if (next + n > static_cast<int>(target.events_per_pipe_pair))
       throw UserError("--target npu: kernel " + kernel.name + ": more than " +
                       std::to_string(target.events_per_pipe_pair) + " events from " + pipe_name(from) + " to " +
                       pipe_name(to));
     Ring r{from, to, next};
-    next += 2;
+    next += n;
     return r;
   }
   void set_ring(const Ring &r, NE slot) { flag(true, r.from, r.to, lit(r.base) + slot); }
@@ -235,6 +243,7 @@ struct Gen {
     std::uint64_t off = 0;
     for (const auto &[name, o] : plan.operands) {
       if (o.form == NpuOperand::Form::Full) {
+        if (plan.tile_alias.count(name)) continue;
         tiles[name] = {lit(off), tile_bytes};
         off += slots * tile_bytes;
       } else if (o.form == NpuOperand::Form::Row) {
@@ -245,6 +254,7 @@ struct Gen {
         off += align_up(tile_rows * 32, 32);
       }
     }
+    for (const auto &[name, to] : plan.tile_alias) tiles[name] = tiles.at(to);
     for (int t = 0; t < want.temps; ++t) {
       temps.push_back(lit(off));
       off += tile_bytes;
@@ -268,6 +278,7 @@ struct Gen {
   /// A vector instruction over a whole NZ tile of `elems` elements,
   /// split into calls of at most max_repeat repeats.
   void vec_whole(NCall c, NE dst, NE src0, NE src1, NE elems) {
+    c.dt = nd;
     const std::int64_t lanes = target.vector.repeat_bytes / kEb, maxr = target.vector.max_repeat;
     const NE reps = elems / lit(lanes);
     const std::int64_t chunks = (tile_rows * tile_cols / lanes + maxr - 1) / maxr;
@@ -330,7 +341,8 @@ struct Gen {
           const std::uint16_t b_blk = per_row ? 0 : 1, b_rep = per_row ? 1 : 0;
           c.dst = at(NPU_UB, dst + rows_at);
           c.shape.repeat = min(lit(maxr), rows16 - done);
-          c.shape.dst_blk = 1, c.shape.dst_rep = 2;
+          c.shape.dst_blk = 1, c.shape.dst_rep = row_blocks;
+          c.dt = nd;
           c.shape.lanes = 16;
           if (!x) {
             c.kind = NCallKind::VScalar;
@@ -343,7 +355,7 @@ struct Gen {
             c.op = op;
             c.src0 = at(NPU_UB, x + rows_at);
             c.src1 = bsrc;
-            c.shape.src0_blk = 1, c.shape.src0_rep = 2;
+            c.shape.src0_blk = 1, c.shape.src0_rep = row_blocks;
             c.shape.src1_blk = b_blk, c.shape.src1_rep = b_rep;
           }
           call(c);
@@ -368,7 +380,8 @@ struct Gen {
         c.src0 = at(NPU_UB, dst + off);
         c.src1 = at(NPU_UB, b + off);
         c.shape.repeat = min(lit(maxr), rows16 - done);
-        c.shape.dst_rep = 2, c.shape.src0_rep = 2, c.shape.src1_rep = 2;
+        c.shape.dst_rep = row_blocks, c.shape.src0_rep = row_blocks, c.shape.src1_rep = row_blocks;
+        c.dt = nd;
         c.shape.lanes = lanes;
         call(c);
       });
@@ -393,7 +406,8 @@ struct Gen {
       c.op = rop;
       c.dst = at(NPU_UB, col + var(rvar) * lit(32));
       c.src0 = at(NPU_UB, e + var(rvar) * lit(16 * kEb));
-      c.shape.repeat = lit(8);
+      c.shape.repeat = lit(32 / kEb);  // a block of copies
+      c.dt = nd;
       c.shape.src0_rep = 0;
       c.shape.lanes = lanes;
       call(c);
@@ -413,10 +427,11 @@ struct Gen {
 
   /// Emits the vector instructions of every statement on the current tile.
   void statements(const NE &slot, const NE &rows16, const NE &cols16) {
-    const NE full_elems = rows16 * cols16, row_elems = rows16 * lit(8);
+    const NE full_elems = rows16 * cols16, row_elems = rows16 * lit(32 / kEb);
     cur_slot = slot;
     const int jvar = new_var("j"), rvar = new_var("r");
     for (const poly::NpuStatement &st : plan.statements) {
+      if (st.alias) continue;  // the array shares its source's tile
       std::size_t next_temp = 0;
       // A per-row statement works on the blocks of 8 copies a row.
       const NE elems = st.per_row ? row_elems : full_elems;
@@ -660,7 +675,13 @@ struct Gen {
                         " B (" + what + ") but target '" + target.name + "' has " +
                         std::to_string(target.memories[m].bytes) + " B");
     };
-    fits(NPU_L1, 2 * (a_l1 + b_l1), "A and B chunks, two slots each");
+    if (plan.a_panel) {
+      std::int64_t chunks = 0;
+      (void)constant(ceil_div(K, lit(kc)), chunks);
+      fits(NPU_L1, chunks * a_l1 + 2 * b_l1, "an A panel and two B chunks");
+    } else {
+      fits(NPU_L1, 2 * (a_l1 + b_l1), "A and B chunks, two slots each");
+    }
     fits(NPU_L0A, 2 * a_l0, "two A steps");
     fits(NPU_L0B, 2 * b_l0, "two B steps");
     fits(NPU_L0C, 2 * c_l0, "two C tiles");
@@ -675,7 +696,19 @@ struct Gen {
     set(core, core_id());
     set(ncores, core_num());
 
+    // The A panel (mc rows over all of k) stays in L1 across the row's
+    // output tiles when the plan says so: one slot and one event pair a
+    // k chunk; a core then runs whole panels.
+    const bool panel = plan.a_panel;
+    std::int64_t nk_const = 1;
+    if (panel && (!constant(ceil_div(K, lit(kc)), nk_const) || nk_const + 2 > target.events_per_pipe_pair))
+      throw UserError("--target npu: kernel " + kernel.name + ": an A panel needs a constant k of few chunks");
     const Ring l1free = ring(NPU_MTE1, NPU_MTE2), l1ready = ring(NPU_MTE2, NPU_MTE1);
+    Ring afree{}, aready{};
+    if (panel) {
+      afree = ring(NPU_MTE1, NPU_MTE2, static_cast<int>(nk_const));
+      aready = ring(NPU_MTE2, NPU_MTE1, static_cast<int>(nk_const));
+    }
     const Ring l0free = ring(NPU_CUBE, NPU_MTE1), l0ready = ring(NPU_MTE1, NPU_CUBE);
     const Ring cfree = ring(NPU_FIX, NPU_CUBE), cready = ring(NPU_CUBE, NPU_FIX);
     const bool loads = !exact && ub.loads > 0;
@@ -688,6 +721,7 @@ struct Gen {
       if (loads) ep_free = ring(NPU_VEC, NPU_MTE2), ep_ready = ring(NPU_MTE2, NPU_VEC);
     }
     preset(l1free);
+    if (panel) preset(afree, static_cast<int>(nk_const));
     preset(l0free);
     preset(cfree);
     if (!exact) preset(ubfree);
@@ -700,10 +734,7 @@ struct Gen {
     set(ctile, lit(0));
     set(l1step, lit(0));
     set(l0step, lit(0));
-    loop(t, var(core), ntiles, var(ncores), [&] {
-      set(nt, var(t) % tn);
-      set(mt, var(t) / tn % tm);
-      set(bt, var(t) / (tn * tm));
+    auto tile = [&] {
       // Batch indices, the last batch dim fastest.
       NE rest = var(bt);
       for (std::size_t i = plan.batch.size(); i-- > 0;) {
@@ -740,9 +771,17 @@ struct Gen {
         set(kf, ceil_div(var(kr), lit(16)));
         set(l1s, var(l1step) % lit(2));
         const NE s1 = var(l1s);
-        const NE A1 = s1 * lit(a_l1), B1 = lit(2 * a_l1) + s1 * lit(b_l1);
+        // L1: A chunks (two slots, or the panel's nk), then two B chunks.
+        const std::int64_t a_slots = panel ? nk_const : 2;
+        const NE A1 = (panel ? var(kt) : s1) * lit(a_l1), B1 = lit(a_slots * a_l1) + s1 * lit(b_l1);
+        const NE first_of_panel = eq(var(nt), lit(0)), last_of_panel = eq(var(nt), tn - lit(1));
         // GM -> L1: A as stored ([m, k] or [k, m]), B as stored ([k, n] or [n, k]).
-        wait_ring(l1free, s1);
+        if (panel) {
+          when(first_of_panel, [&] { wait_ring(afree, var(kt)); });
+          wait_ring(l1free, s1);
+        } else {
+          wait_ring(l1free, s1);
+        }
         {
           const NpuOperand &A = plan.a, &B = plan.b;
           auto base = [&](const NpuOperand &o) {
@@ -755,13 +794,24 @@ struct Gen {
             return off;
           };
           const NE a_pitch = extent(A.shape.back()), b_pitch = extent(B.shape.back());
-          if (plan.a_transposed) load_nz(at(NPU_L1, A1), gm(A.array, base(A)), var(kr), var(mr), a_pitch);
-          else load_nz(at(NPU_L1, A1), gm(A.array, base(A)), var(mr), var(kr), a_pitch);
+          auto load_a = [&] {
+            if (plan.a_transposed) load_nz(at(NPU_L1, A1), gm(A.array, base(A)), var(kr), var(mr), a_pitch);
+            else load_nz(at(NPU_L1, A1), gm(A.array, base(A)), var(mr), var(kr), a_pitch);
+          };
+          if (panel) {
+            when(first_of_panel, [&] {
+              load_a();
+              set_ring(aready, var(kt));
+            });
+          } else {
+            load_a();
+          }
           if (plan.b_transposed) load_nz(at(NPU_L1, B1), gm(B.array, base(B)), var(nr), var(kr), b_pitch);
           else load_nz(at(NPU_L1, B1), gm(B.array, base(B)), var(kr), var(nr), b_pitch);
         }
         set_ring(l1ready, s1);
         wait_ring(l1ready, s1);
+        if (panel) when(first_of_panel, [&] { wait_ring(aready, var(kt)); });
         loop(kk, lit(0), var(kf), lit(k0 / 16), [&] {
           set(kq, min(lit(k0 / 16), var(kf) - var(kk)));
           set(l0s, var(l0step) % lit(2));
@@ -773,6 +823,7 @@ struct Gen {
             c.dst = at(mem, dst);
             c.src0 = at(NPU_L1, src);
             c.ints = {n, stride, lit(transpose ? 1 : 0)};
+            c.dt = nd;
             call(c);
           };
           // L1 A fractals: (m, k) at k * m16 + m (stored [m, k]) or (k, m) at m * kf + k (stored [k, m]).
@@ -803,13 +854,14 @@ struct Gen {
           mm.src0 = at(NPU_L0A, A0);
           mm.src1 = at(NPU_L0B, B0);
           mm.ints = {var(m16) * lit(16), var(n16) * lit(16), var(kq) * lit(16), lit(1) - first};
-          mm.dt = NPU_F32;
+          mm.dt = nd;  // f16 operands accumulate in f32
           mm.dt2 = NPU_F32;
           call(mm);
           set_ring(l0free, s0);
           set(l0step, var(l0step) + lit(1));
         });
         set_ring(l1free, s1);
+        if (panel) when(last_of_panel, [&] { set_ring(afree, var(kt)); });
         set(l1step, var(l1step) + lit(1));
       }, "k in chunks of " + std::to_string(kc) + " (L1), steps of " + std::to_string(k0) + " (L0)");
       set_ring(cready, C_slot);
@@ -818,7 +870,7 @@ struct Gen {
       fx.kind = NCallKind::Fix;
       fx.src0 = at(NPU_L0C, C_slot * lit(c_l0));
       fx.dt = NPU_F32;
-      fx.dt2 = NPU_F32;
+      fx.dt2 = nd;
       if (exact) {
         const NpuOperand &c = plan.operands.at(plan.c);
         fx.dst = gm(plan.c, origin(c, index));
@@ -851,8 +903,24 @@ struct Gen {
         set_ring(ubfree, C_slot);
       }
       set(ctile, var(ctile) + lit(1));
-    }, "output tiles of " + std::to_string(mc) + " x " + std::to_string(nc) + ", round robin over the cores");
+    };
+    if (panel) {
+      // Panels (a batch and a row of tiles) round robin; the row's tiles in order.
+      loop(t, var(core), batches * tm, var(ncores), [&] {
+        set(mt, var(t) % tm);
+        set(bt, var(t) / tm);
+        loop(nt, lit(0), tn, lit(1), tile, "the panel's output tiles: A stays in L1");
+      }, "A panels of " + std::to_string(mc) + " rows, round robin over the cores");
+    } else {
+      loop(t, var(core), ntiles, var(ncores), [&] {
+        set(nt, var(t) % tn);
+        set(mt, var(t) / tn % tm);
+        set(bt, var(t) / (tn * tm));
+        tile();
+      }, "output tiles of " + std::to_string(mc) + " x " + std::to_string(nc) + ", round robin over the cores");
+    }
     drain(l1free);
+    if (panel) drain(afree, static_cast<int>(nk_const));
     drain(l0free);
     drain(cfree);
     if (!exact) drain(ubfree);

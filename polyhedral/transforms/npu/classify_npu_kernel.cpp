@@ -21,6 +21,13 @@ std::string label(const ScopArray &a) { return a.tensor.empty() ? a.array.name :
   throw UserError("--target npu: node '" + st.node + "': " + why);
 }
 
+bool npu_reads_array(const compute::Expr &e, const std::string &array) {
+  if (e.kind == compute::ExprKind::Read && e.name == array) return true;
+  for (const auto &a : e.args)
+    if (npu_reads_array(*a, array)) return true;
+  return false;
+}
+
 void reads_of(const compute::Expr &e, std::vector<const compute::Expr *> &out) {
   if (e.kind == compute::ExprKind::Read) {
     out.push_back(&e);
@@ -74,13 +81,25 @@ void check_ops(const ScopStatement &st, const compute::Expr &e) {
 struct Classifier {
   const Scop &scop;
   NpuKernelPlan plan;
+  bool dtype_set = false;
 
   const ScopArray &array(const ScopStatement &st, const std::string &name) const {
     const ScopArray *a = scop.array(name);
     if (!a) unsupported(st, "reads an unknown array '" + name + "'");
-    if (a->array.dtype != DType::F32)
-      unsupported(st, "NPU code generation handles f32 tensors; '" + label(*a) + "' is " +
+    if (a->array.dtype != DType::F32 && a->array.dtype != DType::F16)
+      unsupported(st, "NPU code generation handles f32 and f16 tensors; '" + label(*a) + "' is " +
                           dtype_name(a->array.dtype));
+    // The kernel computes in the element type of the tensors it loads and
+    // stores; its temporaries (an f16 contraction's f32 accumulator) too.
+    if (a->kind == ScopArray::Kind::Input || a->kind == ScopArray::Kind::Output) {
+      if (!dtype_set) {
+        const_cast<Classifier *>(this)->plan.dtype = a->array.dtype;
+        const_cast<Classifier *>(this)->dtype_set = true;
+      } else if (a->array.dtype != plan.dtype) {
+        unsupported(st, std::string("mixes ") + dtype_name(plan.dtype) + " and " + dtype_name(a->array.dtype) +
+                            " tensors in one kernel; not supported on the NPU yet");
+      }
+    }
     return *a;
   }
 
@@ -362,7 +381,7 @@ struct Classifier {
 }  // namespace
 
 NpuKernelPlan classify_npu_kernel(const Scop &scop) {
-  Classifier c{scop, {}};
+  Classifier c{scop, {}, false};
   c.plan.cluster = scop.name;
   const ScopStatement *main = nullptr;
   for (const ScopStatement &st : scop.statements)
@@ -388,6 +407,31 @@ NpuKernelPlan classify_npu_kernel(const Scop &scop) {
     if (main && st.init && st.name == main->name + "_init") continue;  // folded into the first mmad
     if (!after) unsupported(st, "computes a value the contraction reads, in the same kernel; not supported on the NPU yet");
     c.add_statement(st);
+  }
+  // Copies (an f16 contraction's `y = acc`): the copy takes the source's
+  // tile when nothing reads or writes the source after it.
+  auto &sts = c.plan.statements;
+  for (std::size_t i = 0; i < sts.size(); ++i) {
+    const compute::Expr &r = *sts[i].rhs;
+    if (sts[i].op != compute::AssignOp::Assign || sts[i].per_row || r.kind != compute::ExprKind::Read) continue;
+    auto src = c.plan.operands.find(r.name);
+    if (src == c.plan.operands.end() || src->second.form != NpuOperand::Form::Full || src->second.output ||
+        r.name == sts[i].array || c.plan.tile_alias.count(sts[i].array))
+      continue;
+    // The source must be computed here (a loaded input's slot is reloaded
+    // while the copy's store may still read it).
+    bool computed = r.name == c.plan.c && c.plan.kind == NpuKernelPlan::Kind::Cube;
+    for (std::size_t j = 0; j < i; ++j) computed = computed || sts[j].array == r.name;
+    if (!computed) continue;
+    bool later = false;
+    for (std::size_t j = 0; j < sts.size(); ++j)
+      if (j != i && (sts[j].array == sts[i].array || (j > i && (sts[j].array == r.name || npu_reads_array(*sts[j].rhs, r.name)))))
+        later = true;
+    if (later) continue;
+    std::string root = r.name;
+    while (c.plan.tile_alias.count(root)) root = c.plan.tile_alias.at(root);
+    c.plan.tile_alias[sts[i].array] = root;
+    sts[i].alias = true;
   }
   for (const auto &[name, o] : c.plan.operands)
     if (name == c.plan.a.array || name == c.plan.b.array)

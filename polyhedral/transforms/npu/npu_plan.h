@@ -54,11 +54,15 @@ struct NpuStatement {
   compute::ExprPtr rhs;
   compute::AssignOp op = compute::AssignOp::Assign;  ///< Add, Max or Min: a row reduction
   bool per_row = false;  ///< writes one value a row from per-row values (a reduction's scaling)
+  /// A plain copy `array = other` of a tile nothing reads after it: the
+  /// array takes the other's tile (NpuKernelPlan::tile_alias), no instruction.
+  bool alias = false;
 };
 
 struct NpuKernelPlan {
   enum class Kind { Cube, Vector } kind = Kind::Vector;
   std::string cluster;
+  DType dtype = DType::F32;  ///< every array's: f32 or f16 (the cube accumulates f16 in f32)
   SymShape space;  ///< extents of the space dims (see above)
   // The cube: C[batch..., m, n] = sum_k A * B, then the statements.
   int m = -1, n = -1;              ///< space dims of the output's rows and columns (-1: extent 1)
@@ -74,12 +78,17 @@ struct NpuKernelPlan {
   std::vector<NpuStatement> statements;
   /// Row reductions: a tile holds whole rows (tc covers the last dim).
   bool whole_rows = false;
+  /// Arrays that share another's UB tile (copies, see NpuStatement::alias).
+  std::map<std::string, std::string> tile_alias;
   // Tile sizes (tile_for_npu): the cube's mc x nc output tile, kc the L1
   // chunk of k and k0 the L0 step; a vector kernel's tr x tc tile.
   std::int64_t mc = 0, nc = 0, kc = 0, k0 = 0, tr = 0, tc = 0;
   /// Slots of a vector kernel's UB tiles: 2 (double buffering) unless even
   /// the smallest tile does not fit twice.
   int ub_slots = 2;
+  /// The cube's A panel (mc rows, all of k in kc chunks) stays in L1 over
+  /// a row of output tiles; cores take whole panels.
+  bool a_panel = false;
   double estimated_cycles = 0;  ///< the analytical cost of the chosen tiles
   std::string tiles_from;       ///< "cost model" or "tile hint"
 };

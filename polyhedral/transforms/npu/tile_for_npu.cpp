@@ -98,10 +98,10 @@ struct Fit {
 };
 
 Fit cube_fit(const NpuKernelPlan &plan, const NpuUbTiles &ub, std::int64_t mc, std::int64_t nc, std::int64_t kc,
-             std::int64_t k0) {
-  const std::uint64_t eb = 4;
+             std::int64_t k0, int panel_chunks = 0) {
+  const std::uint64_t eb = dtype_size(plan.dtype);
   Fit f;
-  f.add(0, "A chunk", align(mc * kc * eb, 32), 2);
+  f.add(0, panel_chunks ? "A panel chunk" : "A chunk", align(mc * kc * eb, 32), panel_chunks ? panel_chunks : 2);
   f.add(0, "B chunk", align(kc * nc * eb, 32), 2);
   f.add(1, "A step", align(mc * k0 * eb, 512), 2);
   f.add(2, "B step", align(k0 * nc * eb, 512), 2);
@@ -116,8 +116,8 @@ Fit cube_fit(const NpuKernelPlan &plan, const NpuUbTiles &ub, std::int64_t mc, s
   return f;
 }
 
-Fit vector_fit(const NpuUbTiles &ub, std::int64_t tr, std::int64_t tc, int slots = 2) {
-  const std::uint64_t eb = 4, tile = align(tr * tc * eb, 32);
+Fit vector_fit(const NpuUbTiles &ub, std::int64_t tr, std::int64_t tc, int slots, std::uint64_t eb) {
+  const std::uint64_t tile = align(tr * tc * eb, 32);
   Fit f;
   if (ub.cols) f.add(4, "row results", tr * 32, ub.cols);
   if (ub.full - ub.temps > 0) f.add(4, "tiles", tile, slots * (ub.full - ub.temps));
@@ -134,35 +134,41 @@ struct Pipes {
   double sum() const { return mte2 + mte1 + cube + fix + vec + mte3; }
 };
 
-void add_tile_stage(Pipes &p, const NpuTargetInfo &t, const NpuUbTiles &ub, double rows, double cols) {
-  const double eb = 4, bytes = rows * cols * eb;
+void add_tile_stage(Pipes &p, const NpuTargetInfo &t, const NpuUbTiles &ub, double rows, double cols, double eb) {
+  const double bytes = rows * cols * eb;
   p.mte2 += ub.loads * (t.mte2_startup + t.mte2_per_burst * rows + bytes / t.mte2_bytes_per_cycle);
   p.vec += ub.vec_ops * (t.vec_startup + std::ceil(bytes / t.repeat_bytes));
   p.mte3 += ub.stores * (t.mte3_startup + t.mte2_per_burst * rows + bytes / t.mte3_bytes_per_cycle);
 }
 
-double kernel_cycles(const Pipes &p, double tiles, const NpuTargetInfo &t) {
-  const double per_core = std::ceil(tiles / t.cores);
+double kernel_cycles(const Pipes &p, double tiles, const NpuTargetInfo &t, double per_core = -1) {
+  if (per_core < 0) per_core = std::ceil(tiles / t.cores);
   return per_core * p.max() + (p.sum() - p.max());
 }
 
 double cube_cost(const NpuKernelPlan &plan, const NpuTargetInfo &t, const NpuUbTiles &ub, std::int64_t M,
                  std::int64_t N, std::int64_t K, std::int64_t batch, std::int64_t mc, std::int64_t nc,
-                 std::int64_t kc, std::int64_t k0) {
-  const double eb = 4;
+                 std::int64_t kc, std::int64_t k0, bool panel = false) {
+  const double eb = static_cast<double>(dtype_size(plan.dtype));
   const std::int64_t nk = ceil_div(K, kc), steps = kc / k0;
   // Real sizes of the tiles: the last tile of each dim is partial.
   const double m = std::min(mc, round16(M)), n = std::min(nc, round16(N)), k = std::min(kc, round16(K));
   Pipes p;
   const double rows_a = plan.a_transposed ? k : m, rows_b = plan.b_transposed ? n : k;
-  p.mte2 = nk * (2 * t.mte2_startup + t.mte2_per_burst * (rows_a + rows_b) + (m * k + k * n) * eb / t.mte2_bytes_per_cycle);
+  const double a_load = t.mte2_startup + t.mte2_per_burst * rows_a + m * k * eb / t.mte2_bytes_per_cycle;
+  const double b_load = t.mte2_startup + t.mte2_per_burst * rows_b + k * n * eb / t.mte2_bytes_per_cycle;
+  const double tn = static_cast<double>(ceil_div(N, nc));
+  // With an A panel, A is loaded once a row of tiles.
+  p.mte2 = nk * (b_load + (panel ? a_load / tn : a_load));
   const double calls_a = plan.a_transposed ? k0 / 16.0 : 1, calls_b = n / 16;
   p.mte1 = nk * steps *
            ((calls_a + calls_b) * t.mte1_startup + (m * k0 + k0 * n) * eb / t.mte1_bytes_per_cycle);
-  p.cube = nk * steps * (t.cube_startup + (m / 16) * (n / 16) * (k0 / 16.0) * t.cube_f32_cycles);
+  p.cube = nk * steps * (t.cube_startup + (m / 16) * (n / 16) * (k0 / 16.0) *
+                           (plan.dtype == DType::F16 ? t.cube_f16_cycles : t.cube_f32_cycles));
   p.fix = 20 + m * n * 4 / t.fix_bytes_per_cycle;
-  add_tile_stage(p, t, ub, m, n);
+  add_tile_stage(p, t, ub, m, n, eb);
   const double tiles = double(batch) * ceil_div(M, mc) * ceil_div(N, nc);
+  if (panel) return kernel_cycles(p, tiles, t, std::ceil(double(batch) * ceil_div(M, mc) / t.cores) * tn);
   return kernel_cycles(p, tiles, t);
 }
 
@@ -218,7 +224,7 @@ NpuUbTiles npu_ub_tiles(const NpuKernelPlan &plan) {
   for (const NpuStatement &s : plan.statements) written.insert(s.array);
   for (const auto &[name, o] : plan.operands) {
     if (o.form == NpuOperand::Form::Full) {
-      ++u.full;
+      if (!plan.tile_alias.count(name)) ++u.full;
       if (!written.count(name) && name != plan.c) ++u.loads;
     } else if (o.form == NpuOperand::Form::Row) {
       ++u.rows;
@@ -229,6 +235,7 @@ NpuUbTiles npu_ub_tiles(const NpuKernelPlan &plan) {
     if (o.output) ++u.stores;
   }
   for (const NpuStatement &s : plan.statements) {
+    if (s.alias) continue;
     int temps = 0, ops = 0;
     // A reduction evaluates into a temporary, then folds its columns and rows.
     const bool reduction = s.op != compute::AssignOp::Assign;
@@ -253,6 +260,18 @@ void tile_for_npu(NpuKernelPlan &plan, const NpuTargetInfo &t, const std::vector
     const std::int64_t K = npu_extent(plan.k_extent);
     std::int64_t batch = 1;
     for (int d : plan.batch) batch *= npu_extent(plan.space[d], 8);
+    // An A panel needs a constant k of at most events - 2 chunks (one
+    // event pair a chunk beside the B ring's), panels for every core, and
+    // L1 room for the panel and two B chunks.
+    auto panel_possible = [&](std::int64_t mc, std::int64_t nc, std::int64_t kc, std::int64_t k0) {
+      const std::int64_t chunks = ceil_div(K, kc);
+      if (plan.k_extent.is_symbolic() || chunks + 2 > static_cast<std::int64_t>(t.events_per_pipe_pair)) return false;
+      for (int d : plan.batch)
+        if (plan.space[d].is_symbolic()) return false;
+      if (plan.m >= 0 && plan.space[plan.m].is_symbolic()) return false;
+      if (batch * ceil_div(M, mc) < static_cast<std::int64_t>(t.cores)) return false;
+      return cube_fit(plan, ub, mc, nc, kc, k0, static_cast<int>(chunks)).over(t) < 0;
+    };
     if (!hint.empty()) {
       check_hint(hint, 4, "mc, nc, kc[, k0]", plan);
       plan.mc = hint[0];
@@ -263,7 +282,11 @@ void tile_for_npu(NpuKernelPlan &plan, const NpuTargetInfo &t, const std::vector
         throw UserError("--target npu: cluster '" + plan.cluster + "': kc must be a multiple of k0");
       Fit f = cube_fit(plan, ub, plan.mc, plan.nc, plan.kc, plan.k0);
       if (int mem = f.over(t); mem >= 0) throw UserError(f.message(plan, t, mem) + " (the tile hint)");
-      plan.estimated_cycles = cube_cost(plan, t, ub, M, N, K, batch, plan.mc, plan.nc, plan.kc, plan.k0);
+      plan.a_panel = panel_possible(plan.mc, plan.nc, plan.kc, plan.k0) &&
+                     cube_cost(plan, t, ub, M, N, K, batch, plan.mc, plan.nc, plan.kc, plan.k0, true) <
+                         cube_cost(plan, t, ub, M, N, K, batch, plan.mc, plan.nc, plan.kc, plan.k0, false);
+      plan.estimated_cycles =
+          cube_cost(plan, t, ub, M, N, K, batch, plan.mc, plan.nc, plan.kc, plan.k0, plan.a_panel);
       plan.tiles_from = "tile hint";
       return;
     }
@@ -275,12 +298,15 @@ void tile_for_npu(NpuKernelPlan &plan, const NpuTargetInfo &t, const std::vector
           for (std::int64_t kc = k0; kc <= std::max<std::int64_t>(k0, std::min<std::int64_t>(round16(K), 2048));
                kc += k0) {
             if (cube_fit(plan, ub, mc, nc, kc, k0).over(t) >= 0) break;  // larger kc only needs more
-            double c = cube_cost(plan, t, ub, M, N, K, batch, mc, nc, kc, k0);
-            // Ties go to the larger tile (fewer instructions, fewer startups).
-            if (c < best * (1 - 1e-9) ||
-                (c <= best * (1 + 1e-9) && mc * nc * kc > plan.mc * plan.nc * plan.kc)) {
-              best = c;
-              plan.mc = mc, plan.nc = nc, plan.kc = kc, plan.k0 = k0;
+            for (bool panel : {false, true}) {
+              if (panel && !panel_possible(mc, nc, kc, k0)) continue;
+              double c = cube_cost(plan, t, ub, M, N, K, batch, mc, nc, kc, k0, panel);
+              // Ties go to the larger tile (fewer instructions, fewer startups).
+              if (c < best * (1 - 1e-9) ||
+                  (c <= best * (1 + 1e-9) && mc * nc * kc > plan.mc * plan.nc * plan.kc)) {
+                best = c;
+                plan.mc = mc, plan.nc = nc, plan.kc = kc, plan.k0 = k0, plan.a_panel = panel;
+              }
             }
           }
         }
@@ -293,6 +319,7 @@ void tile_for_npu(NpuKernelPlan &plan, const NpuTargetInfo &t, const std::vector
     return;
   }
   // Vector: rows are the leading dims flattened, columns the last dim.
+  const std::uint64_t eb = dtype_size(plan.dtype);
   std::int64_t R = 1;
   for (std::size_t d = 0; d + 1 < plan.space.size(); ++d) R *= npu_extent(plan.space[d], 64);
   const std::int64_t C = plan.space.empty() ? 1 : npu_extent(plan.space.back());
@@ -300,12 +327,12 @@ void tile_for_npu(NpuKernelPlan &plan, const NpuTargetInfo &t, const std::vector
     check_hint(hint, 2, "tr, tc", plan);
     plan.tr = hint[0];
     plan.tc = hint[1];
-    if (vector_fit(ub, plan.tr, plan.tc).over(t) >= 0 && vector_fit(ub, plan.tr, plan.tc, 1).over(t) < 0)
+    if (vector_fit(ub, plan.tr, plan.tc, 2, eb).over(t) >= 0 && vector_fit(ub, plan.tr, plan.tc, 1, eb).over(t) < 0)
       plan.ub_slots = 1;
     if (plan.whole_rows && plan.tc < round16(C))
       throw UserError("--target npu: cluster '" + plan.cluster + "': its row reductions need whole rows: tc must be at least " +
                       std::to_string(round16(C)));
-    Fit f = vector_fit(ub, plan.tr, plan.tc, plan.ub_slots);
+    Fit f = vector_fit(ub, plan.tr, plan.tc, plan.ub_slots, eb);
     if (int mem = f.over(t); mem >= 0) throw UserError(f.message(plan, t, mem) + " (the tile hint)");
     plan.tiles_from = "tile hint";
     return;
@@ -315,12 +342,12 @@ void tile_for_npu(NpuKernelPlan &plan, const NpuTargetInfo &t, const std::vector
   std::vector<std::int64_t> tcs = multiples16(round16(C), 4096);
   if (plan.whole_rows) tcs = {round16(C)};
   // Double buffering where the smallest tile allows it, else one slot.
-  plan.ub_slots = vector_fit(ub, 16, tcs.front()).over(t) < 0 ? 2 : 1;
+  plan.ub_slots = vector_fit(ub, 16, tcs.front(), 2, eb).over(t) < 0 ? 2 : 1;
   for (std::int64_t tc : tcs)
     for (std::int64_t tr : multiples16(round16(R), 4096)) {
-      if (vector_fit(ub, tr, tc, plan.ub_slots).over(t) >= 0) break;
+      if (vector_fit(ub, tr, tc, plan.ub_slots, eb).over(t) >= 0) break;
       Pipes p;
-      add_tile_stage(p, t, ub, std::min(tr, R), std::min(tc, C));
+      add_tile_stage(p, t, ub, std::min(tr, R), std::min(tc, C), static_cast<double>(eb));
       double c = kernel_cycles(p, double(ceil_div(R, tr)) * ceil_div(C, tc), t);
       if (c < best * (1 - 1e-9) || (c <= best * (1 + 1e-9) && tr * tc > plan.tr * plan.tc)) {
         best = c;
@@ -328,7 +355,7 @@ void tile_for_npu(NpuKernelPlan &plan, const NpuTargetInfo &t, const std::vector
       }
     }
   if (!std::isfinite(best)) {
-    Fit f = vector_fit(ub, 16, plan.whole_rows ? round16(C) : 16, 1);
+    Fit f = vector_fit(ub, 16, plan.whole_rows ? round16(C) : 16, 1, eb);
     throw UserError(f.message(plan, t, std::max(0, f.over(t))) +
                     (plan.whole_rows ? " even with 16 rows a tile; its row reductions need whole rows of " +
                                            std::to_string(C) + " elements in UB"
@@ -364,7 +391,8 @@ void print_npu_plan(std::ostream &os, const NpuKernelPlan &plan) {
        << (s.op == compute::AssignOp::Assign ? "" : std::string(" (row reduction ") + compute::assign_op_name(s.op) + ")")
        << "\n";
   if (plan.kind == NpuKernelPlan::Kind::Cube && plan.mc)
-    os << "  tiles: mc " << plan.mc << ", nc " << plan.nc << ", kc " << plan.kc << ", k0 " << plan.k0 << " ("
+    os << "  tiles: mc " << plan.mc << ", nc " << plan.nc << ", kc " << plan.kc << ", k0 " << plan.k0
+       << (plan.a_panel ? ", A panel in L1" : "") << " ("
        << plan.tiles_from << ", estimated " << static_cast<long long>(plan.estimated_cycles) << " cycles)\n";
   if (plan.kind == NpuKernelPlan::Kind::Vector && plan.tr)
     os << "  tiles: tr " << plan.tr << ", tc " << plan.tc << ", " << plan.ub_slots << " slots (" << plan.tiles_from
