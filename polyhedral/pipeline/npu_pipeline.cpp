@@ -13,6 +13,7 @@ const PassTable &npu_pipeline() {
       // SCoP
       passes::build_scop,
       passes::inline_producers,
+      passes::coalesce_dims,
       // Dependences
       passes::dependences,
       // Schedule tree

@@ -131,7 +131,7 @@ void list_stages_to(std::ostream &os, const std::string &target) {
     line("llvm", "code", "LLVM IR of the kernels (target cpu)");
     line("c", "code", "C of the kernels (target cpu-c)");
   }
-  os << "# aliases: scop (after " << (poly::is_gpu_target(target) ? "bound_shifted_exps" : is_npu_target(target) ? "inline_producers" : "coalesce_dims")
+  os << "# aliases: scop (after " << (poly::is_gpu_target(target) ? "bound_shifted_exps" : "coalesce_dims")
      << ", the last SCoP pass), deps (dependences)"
             << (cut ? "" : ", schedule (the tree after the last schedule pass, without packing's copies), ast (after "
                            "the last AST pass)")

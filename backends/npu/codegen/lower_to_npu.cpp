@@ -228,7 +228,8 @@ struct Gen {
   };
   std::map<std::string, Tile> tiles;  // full operands
   std::map<std::string, Tile> rows;   // broadcast rows
-  std::map<std::string, NE> cols;     // row reductions' results: 8 copies (one block) a row
+  std::map<std::string, NE> cols;     // per-row values: a block of copies a row
+  std::map<std::string, Tile> col_stage;  // loaded per-row values, compact
   std::vector<NE> temps;
   std::uint64_t tile_bytes = 0, row_bytes = 0;
   std::int64_t tile_rows = 0, tile_cols = 0;  // the plan's tile (tr x tc or mc x nc)
@@ -252,6 +253,11 @@ struct Gen {
       } else if (o.form == NpuOperand::Form::Col) {
         cols[name] = lit(off);
         off += align_up(tile_rows * 32, 32);
+        if (o.loaded_col) {
+          const std::uint64_t b = align_up((tile_rows + 256) * kEb, 32);
+          col_stage[name] = {lit(off), b};
+          off += slots * b;
+        }
       }
     }
     for (const auto &[name, to] : plan.tile_alias) tiles[name] = tiles.at(to);
@@ -270,6 +276,31 @@ struct Gen {
     const Tile &t = tiles.at(name);
     return t.base + slot * lit(static_cast<std::int64_t>(t.slot));
   }
+  NE stage_at(const std::string &name, const NE &slot) const {
+    const Tile &t = col_stage.at(name);
+    return t.base + slot * lit(static_cast<std::int64_t>(t.slot));
+  }
+  /// Loaded per-row values (compact) spread into blocks of copies: per row,
+  /// a reduction of its one lane over as many repeats as a block holds.
+  void expand_cols(const NE &slot, const NE &rows16, int rvar) {
+    const std::int64_t per_block = 32 / kEb;
+    for (const auto &[name, stage] : col_stage) {
+      (void)stage;
+      loop(rvar, lit(0), rows16, lit(1), [&] {
+        NCall c;
+        c.kind = NCallKind::VReduce;
+        c.op = NPU_RSUM;
+        c.dt = nd;
+        c.dst = at(NPU_UB, cols.at(name) + var(rvar) * lit(32));
+        c.src0 = at(NPU_UB, stage_at(name, slot) + var(rvar) / lit(per_block) * lit(32));
+        c.shape.repeat = lit(per_block);
+        c.shape.src0_rep = 0;
+        c.shape.lane_bit = var(rvar) % lit(per_block);
+        call(c);
+      }, "'" + name + "' a block of copies a row");
+    }
+  }
+
   NE row_at(const std::string &name, const NE &slot) const {
     const Tile &t = rows.at(name);
     return t.base + slot * lit(static_cast<std::int64_t>(t.slot));
@@ -430,6 +461,7 @@ struct Gen {
     const NE full_elems = rows16 * cols16, row_elems = rows16 * lit(32 / kEb);
     cur_slot = slot;
     const int jvar = new_var("j"), rvar = new_var("r");
+    expand_cols(slot, rows16, rvar);
     for (const poly::NpuStatement &st : plan.statements) {
       if (st.alias) continue;  // the array shares its source's tile
       std::size_t next_temp = 0;
@@ -629,6 +661,8 @@ struct Gen {
             load_nz(at(NPU_UB, tile_at(name, s)), gm(name, full_origin()), var(rr), var(cc), C);
           else if (o.form == NpuOperand::Form::Row)
             load_row(row_at(name, s), gm(name, var(c0)), var(cc));
+          else if (o.loaded_col)
+            load_row(stage_at(name, s), gm(name, var(r0)), var(rr));
         }
         set_ring(in_ready, s);
         wait_ring(in_ready, s);
@@ -762,6 +796,8 @@ struct Gen {
                     extent(o.shape.back()));
           else if (o.form == NpuOperand::Form::Row)
             load_row(row_at(name, C_slot), gm(name, origin(o, index)), var(nr));
+          else if (o.loaded_col)
+            load_row(stage_at(name, C_slot), gm(name, origin(o, index)), var(mr));
         }
         set_ring(ep_ready, C_slot);
       }

@@ -191,6 +191,11 @@ struct Printer {
   }
   std::string shape(const NShape &s) const {
     std::ostringstream o;
+    if (s.lane_bit) {
+      o << "npu_shape_lane(" << expr(s.repeat) << ", " << s.dst_blk << ", " << s.src0_blk << ", " << s.src1_blk << ", "
+        << s.dst_rep << ", " << s.src0_rep << ", " << s.src1_rep << ", " << expr(s.lane_bit) << ")";
+      return o.str();
+    }
     o << "npu_shape(" << expr(s.repeat) << ", " << s.dst_blk << ", " << s.src0_blk << ", " << s.src1_blk << ", "
       << s.dst_rep << ", " << s.src0_rep << ", " << s.src1_rep << ", " << s.lanes << ")";
     return o.str();
@@ -298,6 +303,12 @@ void emit_npu_c_preamble(std::ostream &os) {
         "  npu_vshape v = npu_vshape_contiguous((uint32_t)repeat);\n"
         "  v.dst_blk = db; v.src0_blk = s0b; v.src1_blk = s1b; v.dst_rep = dr; v.src0_rep = s0r; v.src1_rep = s1r;\n"
         "  if (lanes) npu_vshape_set_lanes(&v, (uint32_t)lanes);\n"
+        "  return v;\n}\n"
+        "static npu_vshape npu_shape_lane(int64_t repeat, uint16_t db, uint16_t s0b, uint16_t s1b, uint16_t dr,\n"
+        "                                 uint16_t s0r, uint16_t s1r, int64_t lane) {\n"
+        "  npu_vshape v = npu_shape(repeat, db, s0b, s1b, dr, s0r, s1r, 0);\n"
+        "  v.mask[0] = lane < 64 ? (uint64_t)1 << lane : 0;\n"
+        "  v.mask[1] = lane < 64 ? 0 : (uint64_t)1 << (lane - 64);\n"
         "  return v;\n}\n\n";
 }
 
@@ -340,6 +351,11 @@ struct Interp {
     v.dst_blk = s.dst_blk, v.src0_blk = s.src0_blk, v.src1_blk = s.src1_blk;
     v.dst_rep = s.dst_rep, v.src0_rep = s.src0_rep, v.src1_rep = s.src1_rep;
     if (s.lanes) npu_vshape_set_lanes(&v, static_cast<uint32_t>(s.lanes));
+    if (s.lane_bit) {
+      const std::int64_t lane = eval(s.lane_bit);
+      v.mask[0] = lane < 64 ? std::uint64_t(1) << lane : 0;
+      v.mask[1] = lane < 64 ? 0 : std::uint64_t(1) << (lane - 64);
+    }
     return v;
   }
   uint32_t u(const NCall &c, std::size_t i) const { return static_cast<uint32_t>(eval(c.ints[i])); }

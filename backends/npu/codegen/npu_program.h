@@ -65,6 +65,7 @@ struct NShape {
   NE repeat;
   std::uint16_t dst_blk = 1, src0_blk = 1, src1_blk = 1, dst_rep = 8, src0_rep = 8, src1_rep = 8;
   int lanes = 0;  ///< 0: every lane; else the first `lanes` lanes
+  NE lane_bit;    ///< when set: the one lane of this index (a run-time value)
 };
 
 enum class NCallKind { Copy, LoadL0, Mmad, Fix, VBin, VUn, VScalar, VDup, VReduce, SetFlag, WaitFlag };

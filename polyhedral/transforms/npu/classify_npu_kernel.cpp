@@ -103,40 +103,122 @@ struct Classifier {
     return *a;
   }
 
-  /// Space dim of each of the statement's indices: its position among the
-  /// written subscripts; reduction indices map to kNpuK.
-  std::map<std::string, int> index_dims(const ScopStatement &st) const {
-    std::map<std::string, int> dims;
-    const auto &subs = st.lhs->args;
-    for (std::size_t p = 0; p < subs.size(); ++p) {
-      if (subs[p]->kind != compute::ExprKind::Var)
-        unsupported(st, "writes at a computed subscript; the NPU path needs the plain indices");
-      if (dims.count(subs[p]->name)) unsupported(st, "writes a diagonal (index '" + subs[p]->name + "' twice)");
-      dims[subs[p]->name] = static_cast<int>(p);
-    }
-    for (std::size_t i = 0; i < st.indices.size(); ++i)
-      if (st.reduction[i]) dims[st.indices[i]] = kNpuK;
-    return dims;
+  /// One subscript of an access as the NPU path reads it: an index, or 0.
+  /// A pair (i / W, i % W) over an array's last two dims (coalesce_dims
+  /// made it) is one subscript i over a dim of extent H * W.
+  struct Sub {
+    bool zero = false;
+    std::string index;
+    Dim extent;
+  };
+  static bool pair_of(const compute::Expr &d, const compute::Expr &m, const Dim &w, std::string &index) {
+    using compute::ExprKind;
+    auto is = [](const compute::Expr &e, compute::BinOp op) {
+      return e.kind == ExprKind::Binary && e.binop == op && e.args[0]->kind == ExprKind::Var &&
+             e.args[1]->kind == ExprKind::Number;
+    };
+    if (!is(d, compute::BinOp::Div) || !is(m, compute::BinOp::Mod) || w.is_symbolic()) return false;
+    if (d.args[0]->name != m.args[0]->name || d.args[1]->number != double(w.value) || m.args[1]->number != double(w.value))
+      return false;
+    index = d.args[0]->name;
+    return true;
   }
-
-  /// The dims of a read of `read` in statement `st`.
-  std::vector<int> read_dims(const ScopStatement &st, const compute::Expr &read,
-                             const std::map<std::string, int> &index) const {
-    const ScopArray &a = array(st, read.name);
-    std::vector<int> dims;
-    for (std::size_t p = 0; p < read.args.size(); ++p) {
-      const compute::Expr &s = *read.args[p];
-      if (s.kind == compute::ExprKind::Var && index.count(s.name)) {
-        dims.push_back(index.at(s.name));
-      } else if (s.kind == compute::ExprKind::Number && s.number == 0 && !a.array.shape[p].is_symbolic() &&
-                 a.array.shape[p].value == 1) {
-        dims.push_back(-1);
+  /// The subscripts of `access` (of array `a`) and the shape they address.
+  std::vector<Sub> subscripts(const ScopStatement &st, const compute::Expr &access, const ScopArray &a) const {
+    std::vector<Sub> out;
+    const auto &args = access.args;
+    const SymShape &shape = a.array.shape;
+    for (std::size_t p = 0; p < args.size(); ++p) {
+      const compute::Expr &s = *args[p];
+      std::string index;
+      if (p + 1 < args.size() && p + 1 < shape.size() && !shape[p].is_symbolic() &&
+          pair_of(s, *args[p + 1], shape[p + 1], index)) {
+        out.push_back({false, index, Dim(shape[p].value * shape[p + 1].value)});
+        ++p;
+      } else if (s.kind == compute::ExprKind::Var) {
+        out.push_back({false, s.name, shape[p]});
+      } else if (s.kind == compute::ExprKind::Number && s.number == 0) {
+        out.push_back({true, "", shape[p]});
       } else {
-        unsupported(st, "reads '" + label(a) +
+        unsupported(st, "reads or writes '" + label(a) +
                             "' at a computed subscript (a window, a shift or a run-time index); not supported on the "
                             "NPU yet");
       }
     }
+    return out;
+  }
+  static SymShape shape_of(const std::vector<Sub> &subs) {
+    SymShape s;
+    for (const Sub &x : subs) s.push_back(x.extent);
+    return s;
+  }
+  /// Indices of one point (a 1x1 window's kh and kw): constants 0.
+  std::set<std::string> unit_indices(const ScopStatement &st) const {
+    std::set<std::string> unit;
+    for (std::size_t i = 0; i < st.indices.size(); ++i) {
+      try {
+        if (st.domain.dim_min_val(static_cast<int>(i)).is_zero() && st.domain.dim_max_val(static_cast<int>(i)).is_zero())
+          unit.insert(st.indices[i]);
+      } catch (const isl::exception &) {
+      }
+    }
+    return unit;
+  }
+  int reductions(const ScopStatement &st) const {
+    const std::set<std::string> unit = unit_indices(st);
+    int n = 0;
+    for (std::size_t i = 0; i < st.indices.size(); ++i) n += st.reduction[i] && !unit.count(st.indices[i]);
+    return n;
+  }
+  /// The written array's shape as the statement addresses it.
+  SymShape written_shape(const ScopStatement &st) const {
+    return shape_of(subscripts(st, *st.lhs, array(st, st.lhs->name)));
+  }
+
+  /// Space dim of each of the statement's indices: its position among the
+  /// written subscripts; reduction indices map to kNpuK, indices of one
+  /// point to -1.
+  std::map<std::string, int> index_dims(const ScopStatement &st) const {
+    std::map<std::string, int> dims;
+    const std::vector<Sub> subs = subscripts(st, *st.lhs, array(st, st.lhs->name));
+    for (std::size_t p = 0; p < subs.size(); ++p) {
+      if (subs[p].zero) {
+        if (!(subs[p].extent == Dim(1)))
+          unsupported(st, "writes at a constant subscript; the NPU path needs the plain indices");
+        continue;  // a dim of one element: no index
+      }
+      if (dims.count(subs[p].index)) unsupported(st, "writes a diagonal (index '" + subs[p].index + "' twice)");
+      dims[subs[p].index] = static_cast<int>(p);
+    }
+    const std::set<std::string> unit = unit_indices(st);
+    for (std::size_t i = 0; i < st.indices.size(); ++i)
+      if (unit.count(st.indices[i]) && !dims.count(st.indices[i])) dims[st.indices[i]] = -1;
+      else if (st.reduction[i]) dims[st.indices[i]] = kNpuK;
+    return dims;
+  }
+
+  /// The dims of a read of `read` in statement `st`, and the shape they
+  /// address (`shape`): dims of extent 1 read at 0 are dropped.
+  std::vector<int> read_dims(const ScopStatement &st, const compute::Expr &read,
+                             const std::map<std::string, int> &index, SymShape *shape = nullptr) const {
+    const ScopArray &a = array(st, read.name);
+    std::vector<int> dims;
+    SymShape kept;
+    for (const Sub &s : subscripts(st, read, a)) {
+      int d = -1;
+      if (!s.zero) {
+        auto it = index.find(s.index);
+        if (it == index.end()) unsupported(st, "reads '" + label(a) + "' at an index it does not write");
+        d = it->second;
+      }
+      if (d == -1) {
+        if (s.extent == Dim(1)) continue;  // one element: no dim at all
+        unsupported(st, "reads '" + label(a) + "' at a constant position of a longer dim; not supported on the NPU yet");
+      }
+      dims.push_back(d);
+      kept.push_back(s.extent);
+    }
+    if (shape) *shape = kept;
     return dims;
   }
 
@@ -146,8 +228,7 @@ struct Classifier {
     NpuOperand o;
     o.array = read.name;
     o.dtype = a.array.dtype;
-    o.shape = a.array.shape;
-    o.dims = read_dims(st, read, index);
+    o.dims = read_dims(st, read, index, &o.shape);
     const int rank = static_cast<int>(plan.space.size());
     std::set<int> present;
     for (int d : o.dims)
@@ -191,11 +272,26 @@ struct Classifier {
                                 "; not supported on the NPU yet");
     } else if (has_cols && no_rows) {
       o.form = NpuOperand::Form::Row;
+    } else if (!has_cols && all_rows && !rows.empty() && !written_here(o.array)) {
+      // One value a row, loaded: a per-channel bias of an NCHW convolution.
+      if (!cube)
+        for (int d = 0; d + 1 < rank; ++d)
+          if (!present.count(d)) unsupported(st, "reads '" + label(a) + "' broadcast along dim " + std::to_string(d) +
+                                                     "; not supported on the NPU yet");
+      o.form = NpuOperand::Form::Col;
+      o.loaded_col = true;
     } else {
       unsupported(st, "reads '" + label(a) + "' broadcast along the columns; not supported on the NPU yet");
     }
+    // Dims of one element do not change where elements are.
+    auto significant = [](const NpuOperand &x) {
+      std::vector<int> d;
+      for (std::size_t p = 0; p < x.dims.size(); ++p)
+        if (!(x.shape[p] == Dim(1))) d.push_back(x.dims[p]);
+      return d;
+    };
     auto [it, fresh] = plan.operands.emplace(o.array, o);
-    if (!fresh && (it->second.dims != o.dims))
+    if (!fresh && significant(it->second) != significant(o))
       unsupported(st, "reads '" + label(a) + "' in two different ways; not supported on the NPU yet");
   }
 
@@ -207,10 +303,10 @@ struct Classifier {
     const ScopArray &w = array(st, st.lhs->name);
     const int rank = static_cast<int>(plan.space.size());
     SymShape rows(plan.space.begin(), plan.space.end() - (rank ? 1 : 0));
-    if (std::count(st.reduction.begin(), st.reduction.end(), true) != 1)
+    if (reductions(st) != 1)
       unsupported(st, "reduces over several indices (a convolution's or a pooling window?); not supported on the NPU "
                       "yet (contractions over one index and row reductions are)");
-    if (rank < 1 || w.array.shape != rows)
+    if (rank < 1 || written_shape(st) != rows)
       unsupported(st, "reduces other than along the last dim; not supported on the NPU yet");
     if (w.kind == ScopArray::Kind::Output)
       unsupported(st, "a row reduction as a kernel output ('" + label(w) + "') is not supported on the NPU yet");
@@ -226,7 +322,7 @@ struct Classifier {
     NpuOperand o;
     o.array = st.lhs->name;
     o.dtype = w.array.dtype;
-    o.shape = w.array.shape;
+    o.shape = written_shape(st);
     for (int d = 0; d + 1 < rank; ++d) o.dims.push_back(d);
     o.form = NpuOperand::Form::Col;
     plan.operands[o.array] = o;
@@ -253,7 +349,7 @@ struct Classifier {
     NpuOperand o;
     o.array = st.lhs->name;
     o.dtype = w.array.dtype;
-    o.shape = w.array.shape;
+    o.shape = written_shape(st);
     for (int d = 0; d + 1 < static_cast<int>(plan.space.size()); ++d) o.dims.push_back(d);
     o.form = NpuOperand::Form::Col;
     plan.operands[o.array] = o;
@@ -272,6 +368,24 @@ struct Classifier {
           return;
       unsupported(st, "initialises a reduction other than a contraction; not supported on the NPU yet");
     }
+    if (st.op != compute::AssignOp::Assign && reductions(st) == 0) {
+      // `a op= e` with no reduction index (a bias added into an
+      // accumulator): `a = a op e`.
+      ScopStatement s = st;
+      auto e = std::make_shared<compute::Expr>();
+      e->args = {st.lhs, st.rhs};
+      if (st.op == compute::AssignOp::Add || st.op == compute::AssignOp::Mul) {
+        e->kind = compute::ExprKind::Binary;
+        e->binop = st.op == compute::AssignOp::Add ? compute::BinOp::Add : compute::BinOp::Mul;
+      } else {
+        e->kind = compute::ExprKind::Call;
+        e->func = st.op == compute::AssignOp::Max ? compute::Func::Max : compute::Func::Min;
+      }
+      s.rhs = e;
+      s.op = compute::AssignOp::Assign;
+      add_statement(s);
+      return;
+    }
     if (st.op != compute::AssignOp::Assign) {
       add_reduction(st);
       return;
@@ -279,15 +393,14 @@ struct Classifier {
     const ScopArray &w = array(st, st.lhs->name);
     const int rank = static_cast<int>(plan.space.size());
     if (plan.kind == NpuKernelPlan::Kind::Vector && rank >= 1 &&
-        w.array.shape == SymShape(plan.space.begin(), plan.space.end() - 1)) {
+        written_shape(st) == SymShape(plan.space.begin(), plan.space.end() - 1)) {
       add_per_row(st, w);
       return;
     }
-    if (w.array.shape != plan.space)
-      unsupported(st, "writes '" + label(w) + "' of shape " + sym_shape_to_string(w.array.shape) +
+    if (written_shape(st) != plan.space)
+      unsupported(st, "writes '" + label(w) + "' of shape " + sym_shape_to_string(written_shape(st)) +
                           " in a kernel whose space is " + sym_shape_to_string(plan.space));
     auto index = index_dims(st);
-    if (st.lhs->args.size() != plan.space.size()) unsupported(st, "writes with the wrong number of subscripts");
     check_ops(st, *st.rhs);
     std::vector<const compute::Expr *> reads;
     reads_of(*st.rhs, reads);
@@ -295,7 +408,7 @@ struct Classifier {
     NpuOperand &o = plan.operands[st.lhs->name];
     o.array = st.lhs->name;
     o.dtype = w.array.dtype;
-    o.shape = w.array.shape;
+    o.shape = written_shape(st);
     o.dims.clear();
     for (std::size_t p = 0; p < plan.space.size(); ++p) o.dims.push_back(static_cast<int>(p));
     o.form = NpuOperand::Form::Full;
@@ -303,22 +416,28 @@ struct Classifier {
     plan.statements.push_back({st.name, st.node, st.lhs->name, st.rhs});
   }
 
+  bool written_here(const std::string &array) const {
+    for (const ScopStatement &s : scop.statements)
+      if (s.lhs->name == array) return true;
+    return false;
+  }
+
   bool is_contraction(const ScopStatement &st) const {
     return st.op == compute::AssignOp::Add && !st.init && st.rhs && st.rhs->kind == compute::ExprKind::Binary &&
            st.rhs->binop == compute::BinOp::Mul && st.rhs->args[0]->kind == compute::ExprKind::Read &&
            st.rhs->args[1]->kind == compute::ExprKind::Read &&
-           std::count(st.reduction.begin(), st.reduction.end(), true) > 0;
+           reductions(st) > 0;
   }
 
   void contraction(const ScopStatement &st) {
     plan.kind = NpuKernelPlan::Kind::Cube;
     plan.contraction = st.name;
     plan.cluster = scop.name;
-    if (std::count(st.reduction.begin(), st.reduction.end(), true) != 1)
+    if (reductions(st) != 1)
       unsupported(st, "contracts over several indices (a convolution's window?); the NPU path takes one (MatMul, Gemm)");
     const ScopArray &c = array(st, st.lhs->name);
     plan.c = st.lhs->name;
-    plan.space = c.array.shape;
+    plan.space = written_shape(st);
     auto index = index_dims(st);
     const compute::Expr *ra = st.rhs->args[0].get(), *rb = st.rhs->args[1].get();
     auto operand = [&](const compute::Expr &r) {
@@ -326,17 +445,17 @@ struct Classifier {
       NpuOperand o;
       o.array = r.name;
       o.dtype = a.array.dtype;
-      o.shape = a.array.shape;
-      o.dims = read_dims(st, r, index);
+      o.dims = read_dims(st, r, index, &o.shape);
       for (std::size_t p = 0; p < o.dims.size(); ++p)
-        if (o.dims[p] == kNpuK) plan.k_extent = a.array.shape[p];
+        if (o.dims[p] == kNpuK) plan.k_extent = o.shape[p];
       return o;
     };
     NpuOperand A = operand(*ra), B = operand(*rb);
     auto has = [](const NpuOperand &o, int d) { return std::count(o.dims.begin(), o.dims.end(), d) > 0; };
     const int R = static_cast<int>(plan.space.size());
     for (int d = 0; d < R; ++d)
-      if (!has(A, d) && !has(B, d)) unsupported(st, "writes an output dim that neither operand reads");
+      if (!has(A, d) && !has(B, d) && !(plan.space[d] == Dim(1)))
+        unsupported(st, "writes an output dim that neither operand reads");
     if (!has(A, kNpuK) || !has(B, kNpuK)) unsupported(st, "the contraction index must subscript both operands");
     if (R >= 1 && has(A, R - 1) && !has(B, R - 1)) std::swap(A, B);  // C^T = B^T A^T: columns come from B
     if (R >= 1 && !(has(B, R - 1) && !has(A, R - 1)))
@@ -371,7 +490,7 @@ struct Classifier {
     NpuOperand co;
     co.array = plan.c;
     co.dtype = c.array.dtype;
-    co.shape = c.array.shape;
+    co.shape = plan.space;
     for (int d = 0; d < R; ++d) co.dims.push_back(d);
     co.output = c.kind == ScopArray::Kind::Output;
     plan.operands[plan.c] = co;
@@ -394,8 +513,8 @@ NpuKernelPlan classify_npu_kernel(const Scop &scop) {
     c.contraction(*main);
   } else {
     const ScopStatement &last = scop.statements.back();
-    const ScopArray &w = c.array(last, last.lhs->name);
-    c.plan.space = w.array.shape;
+    (void)c.array(last, last.lhs->name);  // its element type
+    c.plan.space = c.written_shape(last);
     c.plan.kind = NpuKernelPlan::Kind::Vector;
   }
   bool after = !main;

@@ -41,6 +41,7 @@ struct NpuOperand {
   } form = Form::Full;
   std::optional<double> constant;  ///< Form::Scalar
   bool output = false;             ///< written back to global memory
+  bool loaded_col = false;         ///< Form::Col read from global memory (not a reduction's result)
 };
 
 inline constexpr int kNpuK = -2;  ///< NpuOperand::dims: the contraction index

@@ -110,6 +110,8 @@ Fit cube_fit(const NpuKernelPlan &plan, const NpuUbTiles &ub, std::int64_t mc, s
   if (ub.full - ub.temps > 0) f.add(4, "tiles", tile, 2 * (ub.full - ub.temps));
   if (ub.temps) f.add(4, "temporaries", tile, ub.temps);
   if (ub.rows) f.add(4, "rows", align((nc + 256) * eb, 32), 2 * ub.rows);
+  if (ub.cols) f.add(4, "row values", mc * 32, ub.cols);
+  if (ub.col_loads) f.add(4, "row values loaded", align((mc + 256) * eb, 32), 2 * ub.col_loads);
   // A masked vector instruction's footprint is checked as whole repeats.
   f.add(4, "vector slack", 256, 1);
   (void)plan;
@@ -119,7 +121,8 @@ Fit cube_fit(const NpuKernelPlan &plan, const NpuUbTiles &ub, std::int64_t mc, s
 Fit vector_fit(const NpuUbTiles &ub, std::int64_t tr, std::int64_t tc, int slots, std::uint64_t eb) {
   const std::uint64_t tile = align(tr * tc * eb, 32);
   Fit f;
-  if (ub.cols) f.add(4, "row results", tr * 32, ub.cols);
+  if (ub.cols) f.add(4, "row values", tr * 32, ub.cols);
+  if (ub.col_loads) f.add(4, "row values loaded", align((tr + 256) * eb, 32), slots * ub.col_loads);
   if (ub.full - ub.temps > 0) f.add(4, "tiles", tile, slots * (ub.full - ub.temps));
   if (ub.temps) f.add(4, "temporaries", tile, ub.temps);
   if (ub.rows) f.add(4, "rows", align((tc + 256) * eb, 32), slots * ub.rows);
@@ -231,6 +234,7 @@ NpuUbTiles npu_ub_tiles(const NpuKernelPlan &plan) {
       ++u.loads;
     } else if (o.form == NpuOperand::Form::Col) {
       ++u.cols;
+      if (o.loaded_col) ++u.col_loads, ++u.loads, u.vec_ops += 1;
     }
     if (o.output) ++u.stores;
   }

@@ -27,7 +27,8 @@ struct NpuUbTiles {
   int full = 0;     ///< tiles of rows x cols
   int temps = 0;    ///< of which expression temporaries (one slot: the vector unit alone uses them)
   int rows = 0;     ///< tiles of 16 x cols (broadcast rows)
-  int cols = 0;     ///< per-row values of row reductions: 8 copies (32 bytes) a row, one slot
+  int cols = 0;     ///< per-row values: a block (32 bytes) of copies a row, one slot
+  int col_loads = 0;  ///< of which loaded: each also has a compact staging buffer, two slots
   int vec_ops = 0;  ///< vector instructions a tile issues (for the cost)
   int loads = 0;    ///< tiles copied in from global memory
   int stores = 0;   ///< tiles copied out
