@@ -585,6 +585,33 @@ struct Gen {
                 vscalar(NPU_ADD, out, out, 1.0, elems);
                 vun(NPU_RECIP, out, out, elems);
                 return {false, 0, out};
+              case compute::Func::Erf: {
+                // Abramowitz and Stegun 7.1.26 (|error| <= 1.5e-7):
+                //   erf(x) = s (1 - (a1 t + ... + a5 t^5) exp(-x^2)), t = 1 / (1 + p |x|),
+                // s = x / (|x| + 1e-30): the sign, and 0 where x is 0 (so is the rest).
+                // x may be in `out`: it is last read before `out` is written.
+                const NE a = temp(), s = temp(), t = temp();
+                vun(NPU_ABS, a, x.tile, elems);
+                vscalar(NPU_ADD, s, a, 1e-30, elems);
+                vbin(NPU_DIV, s, x.tile, s, elems);
+                vscalar(NPU_MUL, t, a, 0.3275911, elems);
+                vscalar(NPU_ADD, t, t, 1.0, elems);
+                vun(NPU_RECIP, t, t, elems);
+                const double c[] = {0.254829592, -0.284496736, 1.421413741, -1.453152027, 1.061405429};
+                vscalar(NPU_MUL, out, t, c[4], elems);
+                for (int i = 3; i >= 0; --i) {
+                  vscalar(NPU_ADD, out, out, c[i], elems);
+                  vbin(NPU_MUL, out, out, t, elems);
+                }
+                vbin(NPU_MUL, a, a, a, elems);
+                vun(NPU_NEG, a, a, elems);
+                vun(NPU_EXP, a, a, elems);
+                vbin(NPU_MUL, out, out, a, elems);
+                vun(NPU_NEG, out, out, elems);
+                vscalar(NPU_ADD, out, out, 1.0, elems);
+                vbin(NPU_MUL, out, out, s, elems);
+                return {false, 0, out};
+              }
               default:
                 break;
             }

@@ -62,12 +62,13 @@ void check_ops(const ScopStatement &st, const compute::Expr &e) {
         case compute::Func::Tanh:
         case compute::Func::Abs:
         case compute::Func::Sigmoid:
+        case compute::Func::Erf:
         case compute::Func::Max:
         case compute::Func::Min:
           break;
         default:
           unsupported(st, std::string("the function '") + compute::func_name(e.func) +
-                              "' has no NPU vector sequence yet (exp, log, sqrt, tanh, abs, sigmoid, max, min do)");
+                              "' has no NPU vector sequence yet (exp, log, sqrt, tanh, abs, sigmoid, erf, max, min do)");
       }
       break;
     case ExprKind::Select:

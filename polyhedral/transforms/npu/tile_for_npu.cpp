@@ -53,6 +53,10 @@ int peak_temps(const compute::Expr &e, const NpuKernelPlan &plan, bool per_row, 
   bool left_temp = false, right_temp = false;
   const int left = peak_temps(*e.args[0], plan, per_row, inherit, true, ops, left_temp);
   int peak = own + left;
+  if (e.kind == ExprKind::Call && e.func == compute::Func::Erf) {  // three more while it runs
+    ops += 22;
+    return std::max(peak, own + (left_temp ? 1 : 0) + 3);
+  }
   if (e.args.size() > 1) {
     const int right = peak_temps(*e.args[1], plan, per_row, false, true, ops, right_temp);
     peak = std::max(peak, own + (left_temp ? 1 : 0) + right);
