@@ -18,3 +18,11 @@ foreach(batch ${ATOLL_NPU_BATCHES})
             ${CMAKE_CURRENT_BINARY_DIR}/npu-work/${name} ${PROJECT_SOURCE_DIR}/backends/npu/include)
   set_tests_properties(npu.c99.${name} PROPERTIES LABELS "npu;backends" TIMEOUT 300)
 endforeach()
+# Random graphs (tests/npu/random_graphs.py): every one verifies or is
+# refused with a clean message; a bounded run here, longer ones by hand.
+foreach(profile tiny ascend-like)
+  add_test(NAME npu.random.${profile}
+    COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/npu/random_graphs.py $<TARGET_FILE:atoll> 1 40 ${profile}
+            ${CMAKE_CURRENT_BINARY_DIR}/npu-work/random-${profile})
+  set_tests_properties(npu.random.${profile} PROPERTIES LABELS "npu;backends" TIMEOUT 300)
+endforeach()

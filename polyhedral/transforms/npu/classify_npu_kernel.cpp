@@ -138,6 +138,12 @@ struct Classifier {
         ++p;
       } else if (s.kind == compute::ExprKind::Var) {
         out.push_back({false, s.name, shape[p]});
+      } else if (s.kind == compute::ExprKind::Binary && s.binop == compute::BinOp::Add &&
+                 s.args[0]->kind == compute::ExprKind::Var && s.args[1]->kind == compute::ExprKind::Var &&
+                 (unit_indices(st).count(s.args[0]->name) || unit_indices(st).count(s.args[1]->name))) {
+        // h + kh with kh of one point (a 1x1 window): h.
+        const bool first_unit = unit_indices(st).count(s.args[0]->name) > 0;
+        out.push_back({false, s.args[first_unit ? 1 : 0]->name, shape[p]});
       } else if (s.kind == compute::ExprKind::Number && s.number == 0) {
         out.push_back({true, "", shape[p]});
       } else {
@@ -261,7 +267,7 @@ struct Classifier {
       if (has_cols || !all_rows) unsupported(st, "reads the row reduction '" + label(a) + "' with other subscripts");
       o.form = NpuOperand::Form::Col;
     } else if (present.empty()) {
-      if (!a.scalar) unsupported(st, "reads the one-element tensor '" + label(a) + "' whose value is not a constant");
+      if (!a.scalar) unsupported(st, "reads the one-element tensor '" + label(a) + "' whose value is not a constant; not supported on the NPU yet");
       o.form = NpuOperand::Form::Scalar;
       o.constant = a.scalar;
     } else if ((has_cols || cols < 0) && all_rows) {
