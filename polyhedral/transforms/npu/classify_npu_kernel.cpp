@@ -267,7 +267,9 @@ struct Classifier {
       if (has_cols || !all_rows) unsupported(st, "reads the row reduction '" + label(a) + "' with other subscripts");
       o.form = NpuOperand::Form::Col;
     } else if (present.empty()) {
-      if (!a.scalar) unsupported(st, "reads the one-element tensor '" + label(a) + "' whose value is not a constant; not supported on the NPU yet");
+      if (!a.scalar)
+        unsupported(st, "reads the one-element tensor '" + label(a) +
+                            "' whose value is not a constant; not supported on the NPU yet");
       o.form = NpuOperand::Form::Scalar;
       o.constant = a.scalar;
     } else if ((has_cols || cols < 0) && all_rows) {
