@@ -248,19 +248,25 @@ struct Classifier {
     std::vector<int> rows;
     if (cube) {
       if (plan.m >= 0) rows.push_back(plan.m);
+    } else if (plan.batched_rows) {
+      if (rank >= 2) rows.push_back(rank - 2);
     } else {
       for (int d = 0; d + 1 < rank; ++d) rows.push_back(d);
     }
     bool has_cols = cols >= 0 && present.count(cols);
     bool all_rows = true, no_rows = true;
     for (int r : rows) (present.count(r) ? no_rows : all_rows) = false;
-    // Dims must appear in space order (rows then columns contiguous).
+    // Dims must appear in space order (rows then columns contiguous);
+    // batched vector tiles take any order with the columns last.
     int last = -1;
     for (int d : o.dims)
       if (d >= 0) {
-        if (d <= last) unsupported(st, "reads '" + label(a) + "' with its dims permuted; not supported on the NPU yet");
+        if (d <= last && !plan.batched_rows)
+          unsupported(st, "reads '" + label(a) + "' with its dims permuted; not supported on the NPU yet");
         last = d;
       }
+    if (plan.batched_rows && !o.dims.empty() && present.count(cols) && o.dims.back() != cols)
+      unsupported(st, "reads '" + label(a) + "' with its last dim moved (a transpose); not supported on the NPU yet");
     const auto known = plan.operands.find(o.array);
     const bool col_array = !cube && known != plan.operands.end() && known->second.form == NpuOperand::Form::Col;
     if (col_array) {
@@ -274,7 +280,7 @@ struct Classifier {
       o.constant = a.scalar;
     } else if ((has_cols || cols < 0) && all_rows) {
       o.form = NpuOperand::Form::Full;
-      if (!cube)  // the flattened rows need every leading dim
+      if (!cube && !plan.batched_rows)  // the flattened rows need every leading dim
         for (int d = 0; d + 1 < rank; ++d)
           if (!present.count(d) && !(plan.space[d] == Dim(1)))
             unsupported(st, "reads '" + label(a) + "' broadcast along dim " + std::to_string(d) +
@@ -283,7 +289,9 @@ struct Classifier {
       o.form = NpuOperand::Form::Row;
     } else if (!has_cols && all_rows && !rows.empty() && !written_here(o.array)) {
       // One value a row, loaded: a per-channel bias of an NCHW convolution.
-      if (!cube)
+      if (plan.batched_rows && o.dims.back() != rows.front())
+        unsupported(st, "reads '" + label(a) + "' one value a row, not contiguous; not supported on the NPU yet");
+      if (!cube && !plan.batched_rows)
         for (int d = 0; d + 1 < rank; ++d)
           if (!present.count(d)) unsupported(st, "reads '" + label(a) + "' broadcast along dim " + std::to_string(d) +
                                                      "; not supported on the NPU yet");
@@ -506,10 +514,30 @@ struct Classifier {
   }
 };
 
+NpuKernelPlan classify(const Scop &scop, bool batched_rows);
+
 }  // namespace
 
 NpuKernelPlan classify_npu_kernel(const Scop &scop) {
+  try {
+    return classify(scop, false);
+  } catch (const UserError &) {
+    // A vector kernel whose operands are permuted or broadcast along a
+    // leading dim may still run with batched row tiles.
+    bool vector = true;
+    for (const ScopStatement &st : scop.statements) vector = vector && !(st.op == compute::AssignOp::Add && st.rhs &&
+                                                                      st.rhs->kind == compute::ExprKind::Binary &&
+                                                                      st.rhs->binop == compute::BinOp::Mul);
+    if (!vector) throw;
+    return classify(scop, true);
+  }
+}
+
+namespace {
+
+NpuKernelPlan classify(const Scop &scop, bool batched_rows) {
   Classifier c{scop, {}, false};
+  c.plan.batched_rows = batched_rows;
   c.plan.cluster = scop.name;
   const ScopStatement *main = nullptr;
   for (const ScopStatement &st : scop.statements)
@@ -567,5 +595,7 @@ NpuKernelPlan classify_npu_kernel(const Scop &scop) {
         unsupported(*main, "writes an operand of its own contraction");
   return c.plan;
 }
+
+}  // namespace
 
 }  // namespace atl::poly

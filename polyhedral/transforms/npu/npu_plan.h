@@ -79,6 +79,11 @@ struct NpuKernelPlan {
   std::vector<NpuStatement> statements;
   /// Row reductions: a tile holds whole rows (tc covers the last dim).
   bool whole_rows = false;
+  /// A vector kernel whose operands are not all contiguous over the leading
+  /// dims (a Transpose that keeps the last dim, a broadcast along a leading
+  /// dim): tiles are rows of dim R-2 only, per index of the dims before it
+  /// (like the cube's batch), each operand read with its own row pitch.
+  bool batched_rows = false;
   /// Arrays that share another's UB tile (copies, see NpuStatement::alias).
   std::map<std::string, std::string> tile_alias;
   // Tile sizes (tile_for_npu): the cube's mc x nc output tile, kc the L1

@@ -328,8 +328,11 @@ void tile_for_npu(NpuKernelPlan &plan, const NpuTargetInfo &t, const std::vector
   }
   // Vector: rows are the leading dims flattened, columns the last dim.
   const std::uint64_t eb = dtype_size(plan.dtype);
-  std::int64_t R = 1;
-  for (std::size_t d = 0; d + 1 < plan.space.size(); ++d) R *= npu_extent(plan.space[d], 64);
+  // (Batched rows: the rows are dim R-2, tiles repeat per index of the dims before it.)
+  std::int64_t R = 1, batches = 1;
+  const std::size_t rank = plan.space.size();
+  for (std::size_t d = 0; d + 1 < rank; ++d)
+    (plan.batched_rows && d + 2 != rank ? batches : R) *= npu_extent(plan.space[d], 64);
   const std::int64_t C = plan.space.empty() ? 1 : npu_extent(plan.space.back());
   if (!hint.empty()) {
     check_hint(hint, 2, "tr, tc", plan);
@@ -356,7 +359,7 @@ void tile_for_npu(NpuKernelPlan &plan, const NpuTargetInfo &t, const std::vector
       if (vector_fit(ub, tr, tc, plan.ub_slots, eb).over(t) >= 0) break;
       Pipes p;
       add_tile_stage(p, t, ub, std::min(tr, R), std::min(tc, C), static_cast<double>(eb));
-      double c = kernel_cycles(p, double(ceil_div(R, tr)) * ceil_div(C, tc), t);
+      double c = kernel_cycles(p, double(batches) * ceil_div(R, tr) * ceil_div(C, tc), t);
       if (c < best * (1 - 1e-9) || (c <= best * (1 + 1e-9) && tr * tc > plan.tr * plan.tc)) {
         best = c;
         plan.tr = tr, plan.tc = tc;
