@@ -188,16 +188,21 @@ struct Gen {
   static NAddr at(npu_mem m, NE off) { return {m, -1, std::move(off)}; }
 
   // ---- copies ----
-  /// GM (rows x cols, `pitch` elements apart) -> NZ in `dst` (ND2NZ).
-  void load_nz(NAddr dst, NAddr src, NE rows, NE cols, NE pitch) {
+  /// A rows x cols matrix between row-major (rows `pitch` elements apart)
+  /// and NZ: ND2NZ into `dst`, or NZ2ND out of `src`.
+  void nz_copy(NAddr dst, NAddr src, NE rows, NE cols, NE pitch, npu_layout layout) {
     NCall c;
     c.kind = NCallKind::Copy;
     c.dst = dst;
     c.src0 = src;
-    c.op = NPU_ND2NZ;
-    c.ints = {rows, cols * lit(kEb), (pitch - cols) * lit(kEb), lit(0), rows, cols, lit(kEb)};
+    c.op = layout;
+    const NE gap = (pitch - cols) * lit(kEb);
+    c.ints = {rows, cols * lit(kEb), layout == NPU_ND2NZ ? gap : lit(0), layout == NPU_ND2NZ ? lit(0) : gap,
+              rows, cols, lit(kEb)};
     call(c);
   }
+  /// GM (rows x cols, `pitch` elements apart) -> NZ in `dst`.
+  void load_nz(NAddr dst, NAddr src, NE rows, NE cols, NE pitch) { nz_copy(dst, src, rows, cols, pitch, NPU_ND2NZ); }
   /// `n` contiguous elements of GM -> UB compact: n / 16 rows of 16 (their
   /// NZ is row-major), then the tail as one row (NZ pads it to a fractal).
   void load_row(NE ub, NAddr src, NE n) {
@@ -210,16 +215,8 @@ struct Gen {
     });
   }
 
-  /// NZ in `src` -> GM rows x cols, `pitch` elements apart (NZ2ND).
-  void store_nd(NAddr dst, NAddr src, NE rows, NE cols, NE pitch) {
-    NCall c;
-    c.kind = NCallKind::Copy;
-    c.dst = dst;
-    c.src0 = src;
-    c.op = NPU_NZ2ND;
-    c.ints = {rows, cols * lit(kEb), lit(0), (pitch - cols) * lit(kEb), rows, cols, lit(kEb)};
-    call(c);
-  }
+  /// NZ in `src` -> GM rows x cols, `pitch` elements apart.
+  void store_nd(NAddr dst, NAddr src, NE rows, NE cols, NE pitch) { nz_copy(dst, src, rows, cols, pitch, NPU_NZ2ND); }
 
   // ---- the tile stage: UB tiles, vector statements ----
   struct Tile {
