@@ -750,9 +750,20 @@ struct Gen {
     const NE M = plan.m >= 0 ? extent(plan.space[plan.m]) : lit(1), N = extent(plan.space[plan.n]);
     const NE K = extent(plan.k_extent);
     const poly::NpuUbTiles ub = poly::npu_ub_tiles(plan);
-    const bool has_vec = !plan.statements.empty();
+    // Vector work: statements other than copies that share C's tile.
+    bool has_vec = false;
+    for (const poly::NpuStatement &st : plan.statements) has_vec = has_vec || !st.alias;
+    // Without it, the one output (C, or its copy: an f16 MatMul's y) on whole
+    // 16 x 16 tiles comes straight from fix.
+    std::string direct_out;
+    for (const auto &[name, o] : plan.operands)
+      if (o.output) direct_out = direct_out.empty() && (name == plan.c || (plan.tile_alias.count(name) &&
+                                                                           plan.tile_alias.at(name) == plan.c))
+                                     ? name
+                                     : "-";
     std::int64_t Mc = 0, Nc = 0;
-    const bool exact = !has_vec && constant(M, Mc) && constant(N, Nc) && Mc % 16 == 0 && Nc % 16 == 0;
+    const bool exact = !has_vec && !direct_out.empty() && direct_out != "-" && constant(M, Mc) && constant(N, Nc) &&
+                       Mc % 16 == 0 && Nc % 16 == 0;
     if (!exact) allocate_ub();
     // L1, L0A, L0B, L0C: two slots each.
     const std::uint64_t a_l1 = align_up(mc * kc * kEb, 32), b_l1 = align_up(kc * nc * kEb, 32);
@@ -963,8 +974,8 @@ struct Gen {
       fx.dt = NPU_F32;
       fx.dt2 = nd;
       if (exact) {
-        const NpuOperand &c = plan.operands.at(plan.c);
-        fx.dst = gm(plan.c, origin(c, index));
+        const NpuOperand &c = plan.operands.at(direct_out);
+        fx.dst = gm(direct_out, origin(c, index));
         fx.op = NPU_NZ2ND;
         fx.ints = {var(m16) * lit(16), var(n16) * lit(16), lit(0), N * lit(kEb)};
         call(fx, "L0C -> GM, row-major");
