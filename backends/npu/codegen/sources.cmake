@@ -2,4 +2,7 @@
 target_sources(atoll_backends PRIVATE
   npu/codegen/npu_program.cpp
   npu/codegen/lower_to_npu.cpp
+  npu/codegen/select_vector_ops.cpp
+  npu/codegen/lower_vector.cpp
+  npu/codegen/lower_cube.cpp
 )
