@@ -118,7 +118,7 @@ std::size_t index_of(const Kernel &k, const std::string &tensor) {
 
 TEST_SUITE("npu") {
 
-TEST_CASE("npu codegen: a MatMul with bias and ReLU matches a plain loop, partial tiles in every dim") {
+TEST_CASE("npu codegen: a MatMul with bias and ReLU matches a plain loop with partial tiles in every dim") {
   for (const char *profile : {"tiny", "lite", "ascend-like"}) {
     CAPTURE(profile);
     const int M = 37, K = 29, N = 53;
