@@ -2,6 +2,8 @@
 // clusters (fusion and the `fuse` hint, views); compile_clusters.cpp takes it on.
 #include "src/pipeline/compile_graph.h"
 
+#include "src/pipeline/npu_codegen.h"
+
 #include "graph/fusion/check_legality.h"
 
 #include <set>
@@ -132,7 +134,7 @@ PreparedGraph prepare_graph(const Graph &graph, const std::string &target) {
     // by several (bands, parts of a Compute node, Winograd's transforms and
     // GEMMs) under other names.
     if (explicit_fuse) so.band_depthwise_chain = so.split_compute_node = so.block_conv.winograd = false;
-    if (target == "npu" || target.rfind("npu:", 0) == 0) {
+    if (is_npu_target(target)) {
       so.gemm_weight_panel = 0;
       so.block_conv_layout = so.band_depthwise_chain = so.transpose_contraction_operand = false;
     }

@@ -708,9 +708,9 @@ void check_target(const std::string &target) {
     (void)poly::gpu_target(target);  // the architecture is one CUDA 13 compiles for
     return;
   }
-  if (target == "npu" || target.rfind("npu:", 0) == 0) {
+  if (is_npu_target(target)) {
     // Parses and validates the NPU target description (profile name or FILE.json).
-    (void)npu::load_target(target == "npu" ? std::string() : target.substr(4));
+    (void)npu_target_of(target);
     return;
   }
   throw UserError("unknown target '" + target + "' (expected cpu, cpu-c, cuda[:sm_XX], opencl, npu[:PROFILE_OR_FILE.json])");

@@ -285,12 +285,7 @@ void Gen::cube_kernel() {
       tile();
     }, "output tiles of " + std::to_string(mc) + " x " + std::to_string(nc) + ", round robin over the cores");
   }
-  drain(l1free);
-  if (panel) drain(afree, static_cast<int>(nk_const));
-  drain(l0free);
-  drain(cfree);
-  if (!exact) drain(ubfree);
-  if (loads) drain(ep_free);
+  drain_presets();
 }
 
 }  // namespace atl::npu::codegen

@@ -92,8 +92,7 @@ void Gen::vector_kernel() {
     set_ring(out_free, s);
     set(it, var(it) + lit(1));
   }, "tiles of " + std::to_string(plan.tr) + " x " + std::to_string(plan.tc) + ", round robin over the cores");
-  if (loads) drain(in_free, slots);
-  drain(out_free, slots);
+  drain_presets();
 }
 
 }  // namespace atl::npu::codegen

@@ -135,11 +135,16 @@ struct Gen {
   }
   void set_ring(const Ring &r, NE slot) { flag(true, r.from, r.to, lit(r.base) + slot); }
   void wait_ring(const Ring &r, NE slot) { flag(false, r.from, r.to, lit(r.base) + slot); }
+  /// Sets the first n events of a "free" ring before the loop (every slot
+  /// starts free); drain_presets waits them all after it.
+  std::vector<std::pair<Ring, int>> presets;
   void preset(const Ring &r, int n = 2) {
     for (int s = 0; s < n; ++s) flag(true, r.from, r.to, lit(r.base + s));
+    presets.emplace_back(r, n);
   }
-  void drain(const Ring &r, int n = 2) {
-    for (int s = 0; s < n; ++s) flag(false, r.from, r.to, lit(r.base + s));
+  void drain_presets() {
+    for (const auto &[r, n] : presets)
+      for (int s = 0; s < n; ++s) flag(false, r.from, r.to, lit(r.base + s));
   }
 
   // ---- arrays ----

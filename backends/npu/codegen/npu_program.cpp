@@ -81,28 +81,22 @@ NE make(NOp op, NE a, NE b) {
 
 }  // namespace
 
-NE lit(std::int64_t v) {
+namespace {
+
+NE leaf(NOp op, std::int64_t value = 0, int v = -1) {
   auto e = std::make_shared<NExpr>();
-  e->op = NOp::Const;
-  e->value = v;
-  return e;
-}
-NE var(int v) {
-  auto e = std::make_shared<NExpr>();
-  e->op = NOp::Var;
+  e->op = op;
+  e->value = value;
   e->var = v;
   return e;
 }
-NE core_id() {
-  auto e = std::make_shared<NExpr>();
-  e->op = NOp::CoreId;
-  return e;
-}
-NE core_num() {
-  auto e = std::make_shared<NExpr>();
-  e->op = NOp::CoreNum;
-  return e;
-}
+
+}  // namespace
+
+NE lit(std::int64_t v) { return leaf(NOp::Const, v); }
+NE var(int v) { return leaf(NOp::Var, 0, v); }
+NE core_id() { return leaf(NOp::CoreId); }
+NE core_num() { return leaf(NOp::CoreNum); }
 NE operator+(NE a, NE b) { return make(NOp::Add, std::move(a), std::move(b)); }
 NE operator-(NE a, NE b) { return make(NOp::Sub, std::move(a), std::move(b)); }
 NE operator*(NE a, NE b) { return make(NOp::Mul, std::move(a), std::move(b)); }

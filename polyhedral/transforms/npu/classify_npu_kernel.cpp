@@ -5,6 +5,8 @@
 // code generator.
 #include "polyhedral/transforms/npu/classify_npu_kernel.h"
 
+#include "polyhedral/transforms/npu/tile_for_npu.h"
+
 #include <atoll/diagnostics.h>
 
 #include <algorithm>
@@ -19,13 +21,6 @@ std::string label(const ScopArray &a) { return a.tensor.empty() ? a.array.name :
 
 [[noreturn]] void unsupported(const ScopStatement &st, const std::string &why) {
   throw UserError("--target npu: node '" + st.node + "': " + why);
-}
-
-bool npu_reads_array(const compute::Expr &e, const std::string &array) {
-  if (e.kind == compute::ExprKind::Read && e.name == array) return true;
-  for (const auto &a : e.args)
-    if (npu_reads_array(*a, array)) return true;
-  return false;
 }
 
 void reads_of(const compute::Expr &e, std::vector<const compute::Expr *> &out) {
@@ -82,7 +77,6 @@ void check_ops(const ScopStatement &st, const compute::Expr &e) {
 struct Classifier {
   const Scop &scop;
   NpuKernelPlan plan;
-  bool dtype_set = false;
 
   const ScopArray &array(const ScopStatement &st, const std::string &name) const {
     const ScopArray *a = scop.array(name);
@@ -90,17 +84,6 @@ struct Classifier {
     if (a->array.dtype != DType::F32 && a->array.dtype != DType::F16)
       unsupported(st, "NPU code generation handles f32 and f16 tensors; '" + label(*a) + "' is " +
                           dtype_name(a->array.dtype));
-    // The kernel computes in the element type of the tensors it loads and
-    // stores; its temporaries (an f16 contraction's f32 accumulator) too.
-    if (a->kind == ScopArray::Kind::Input || a->kind == ScopArray::Kind::Output) {
-      if (!dtype_set) {
-        const_cast<Classifier *>(this)->plan.dtype = a->array.dtype;
-        const_cast<Classifier *>(this)->dtype_set = true;
-      } else if (a->array.dtype != plan.dtype) {
-        unsupported(st, std::string("mixes ") + dtype_name(plan.dtype) + " and " + dtype_name(a->array.dtype) +
-                            " tensors in one kernel; not supported on the NPU yet");
-      }
-    }
     return *a;
   }
 
@@ -129,6 +112,7 @@ struct Classifier {
     std::vector<Sub> out;
     const auto &args = access.args;
     const SymShape &shape = a.array.shape;
+    const std::set<std::string> unit = unit_indices(st);
     for (std::size_t p = 0; p < args.size(); ++p) {
       const compute::Expr &s = *args[p];
       std::string index;
@@ -140,9 +124,9 @@ struct Classifier {
         out.push_back({false, s.name, shape[p]});
       } else if (s.kind == compute::ExprKind::Binary && s.binop == compute::BinOp::Add &&
                  s.args[0]->kind == compute::ExprKind::Var && s.args[1]->kind == compute::ExprKind::Var &&
-                 (unit_indices(st).count(s.args[0]->name) || unit_indices(st).count(s.args[1]->name))) {
+                 (unit.count(s.args[0]->name) || unit.count(s.args[1]->name))) {
         // h + kh with kh of one point (a 1x1 window): h.
-        const bool first_unit = unit_indices(st).count(s.args[0]->name) > 0;
+        const bool first_unit = unit.count(s.args[0]->name) > 0;
         out.push_back({false, s.args[first_unit ? 1 : 0]->name, shape[p]});
       } else if (s.kind == compute::ExprKind::Number && s.number == 0) {
         out.push_back({true, "", shape[p]});
@@ -524,11 +508,9 @@ NpuKernelPlan classify_npu_kernel(const Scop &scop) {
   } catch (const UserError &) {
     // A vector kernel whose operands are permuted or broadcast along a
     // leading dim may still run with batched row tiles.
-    bool vector = true;
-    for (const ScopStatement &st : scop.statements) vector = vector && !(st.op == compute::AssignOp::Add && st.rhs &&
-                                                                      st.rhs->kind == compute::ExprKind::Binary &&
-                                                                      st.rhs->binop == compute::BinOp::Mul);
-    if (!vector) throw;
+    const Classifier probe{scop, {}};
+    for (const ScopStatement &st : scop.statements)
+      if (probe.is_contraction(st)) throw;
     return classify(scop, true);
   }
 }
@@ -536,7 +518,7 @@ NpuKernelPlan classify_npu_kernel(const Scop &scop) {
 namespace {
 
 NpuKernelPlan classify(const Scop &scop, bool batched_rows) {
-  Classifier c{scop, {}, false};
+  Classifier c{scop, {}};
   c.plan.batched_rows = batched_rows;
   c.plan.cluster = scop.name;
   const ScopStatement *main = nullptr;
@@ -550,7 +532,6 @@ NpuKernelPlan classify(const Scop &scop, bool batched_rows) {
     c.contraction(*main);
   } else {
     const ScopStatement &last = scop.statements.back();
-    (void)c.array(last, last.lhs->name);  // its element type
     c.plan.space = c.written_shape(last);
     c.plan.kind = NpuKernelPlan::Kind::Vector;
   }
@@ -581,7 +562,7 @@ NpuKernelPlan classify(const Scop &scop, bool batched_rows) {
     if (!computed) continue;
     bool later = false;
     for (std::size_t j = 0; j < sts.size(); ++j)
-      if (j != i && (sts[j].array == sts[i].array || (j > i && (sts[j].array == r.name || npu_reads_array(*sts[j].rhs, r.name)))))
+      if (j != i && (sts[j].array == sts[i].array || (j > i && (sts[j].array == r.name || npu_reads(*sts[j].rhs, r.name)))))
         later = true;
     if (later) continue;
     std::string root = r.name;
@@ -589,10 +570,25 @@ NpuKernelPlan classify(const Scop &scop, bool batched_rows) {
     c.plan.tile_alias[sts[i].array] = root;
     sts[i].alias = true;
   }
-  for (const auto &[name, o] : c.plan.operands)
-    if (name == c.plan.a.array || name == c.plan.b.array)
-      if (main && c.plan.operands.at(name).output)
+  if (main)
+    for (const std::string &ab : {c.plan.a.array, c.plan.b.array})
+      if (auto it = c.plan.operands.find(ab); it != c.plan.operands.end() && it->second.output)
         unsupported(*main, "writes an operand of its own contraction");
+  // The kernel computes in the element type of the tensors it loads and
+  // stores; its temporaries (an f16 contraction's f32 accumulator) too.
+  std::set<std::string> touched{c.plan.a.array, c.plan.b.array};
+  for (const auto &[name, o] : c.plan.operands) touched.insert(name);
+  bool typed = false;
+  for (const std::string &name : touched) {
+    const ScopArray *a = scop.array(name);
+    if (!a || (a->kind != ScopArray::Kind::Input && a->kind != ScopArray::Kind::Output)) continue;
+    if (typed && a->array.dtype != c.plan.dtype)
+      unsupported(main ? *main : scop.statements.back(),
+                  std::string("mixes ") + dtype_name(c.plan.dtype) + " and " + dtype_name(a->array.dtype) +
+                      " tensors in one kernel; not supported on the NPU yet");
+    c.plan.dtype = a->array.dtype;
+    typed = true;
+  }
   return c.plan;
 }
 

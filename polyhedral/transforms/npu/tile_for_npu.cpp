@@ -118,7 +118,6 @@ Fit cube_fit(const NpuKernelPlan &plan, const NpuUbTiles &ub, std::int64_t mc, s
   if (ub.col_loads) f.add(4, "row values loaded", align((mc + 256) * eb, 32), 2 * ub.col_loads);
   // A masked vector instruction's footprint is checked as whole repeats.
   f.add(4, "vector slack", 256, 1);
-  (void)plan;
   return f;
 }
 
