@@ -89,7 +89,11 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     run_passes(pipeline_for(options), s, r.printed, [&r](const ClusterState &st, Level level) {
       std::ostringstream os;
       switch (level) {
-        case Level::Scop: print_scop(os, st.scop); r.scop_text = os.str(); break;
+        case Level::Scop:
+          print_scop(os, st.scop);
+          r.scop_text = os.str();
+          r.space.key = st.tuning_key.empty() ? scop_key(st.scop) : st.tuning_key;
+          break;
         case Level::Dependences: print_dependences(os, st.deps); r.deps_text = os.str(); break;
         case Level::Schedule: r.schedule_yaml = schedule_to_yaml(st.schedule); break;
         case Level::Ast:
@@ -114,6 +118,9 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     if (!s.has_gpu) r.written_first = written_first(s.scop, r.kernel);
     count_marks(*r.kernel.body, r.stats);
     r.timings_ms = level_timings(s.log);
+    s.tuning_key = r.space.key;
+    r.space = knob_space(s);
+    r.tuned = s.tuned;
     r.passes = std::move(s.log);
   } catch (const IllegalSchedule &e) {
     Location l = e.where();

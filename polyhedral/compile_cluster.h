@@ -5,6 +5,7 @@
 
 #include "polyhedral/ast/gpu_launches.h"
 #include "polyhedral/ast/loop_ast.h"
+#include "polyhedral/pipeline/knobs.h"
 #include "polyhedral/pipeline/pass.h"
 #include "polyhedral/pipeline/poly_options.h"
 #include "polyhedral/pipeline/run_passes.h"
@@ -55,6 +56,10 @@ struct ClusterResult {
   /// reads it (a plain assignment first, over the whole extent): the runner
   /// need not zero-fill them before the call.
   std::set<std::string> written_first;
+  /// The cluster's tuning space (its canonical SCoP key, its knobs and what
+  /// the passes chose), and the tuned point apply_tuning applied (empty: none).
+  KnobSpace space;
+  KnobValues tuned;
 };
 
 /// Compiles one cluster (nodes in graph order) of a finalized graph. Throws

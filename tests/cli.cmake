@@ -34,7 +34,7 @@ foreach(check ${ATOLL_GOLDEN_CASES})
   # Schedules depend on the host's vector width and caches: the goldens are
   # those of an AVX-512 machine with 48K/2M/105M caches, on every machine.
   set_tests_properties(golden.${stage}.${case} PROPERTIES LABELS "golden;${layer}"
-                       ENVIRONMENT "ATOLL_CPU_ISA=avx512;ATOLL_CPU_CACHES=48,2048,107520")
+                       ENVIRONMENT "ATOLL_CPU_ISA=avx512;ATOLL_CPU_CACHES=48,2048,107520;ATOLL_TUNE_MACHINE=golden")
 endforeach()
 
 # A batch of 50 graphs of 1 to 20 operators (tests/data/make_batch50.py)

@@ -1,6 +1,8 @@
 // Parses, validates, prints and hashes NPU target descriptions; holds the shipped profiles.
 #include "backends/npu/target.h"
 
+#include "graph/core/text_keys.h"
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -175,15 +177,7 @@ nlohmann::json Target::to_json() const {
 }
 
 std::string Target::hash() const {
-  std::string text = to_json().dump();  // nlohmann orders object keys: canonical
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
-  return buf;
+  return fnv1a_hex(to_json().dump());  // nlohmann orders object keys: canonical
 }
 
 Target parse_target(const nlohmann::json &j, const std::string &source) {

@@ -51,6 +51,10 @@ struct PipelineOptions {
   bool definitions_only = false;
   /// --print-after: pass names (or "all") whose IR is kept in GraphResult::printed.
   std::set<std::string> print_after;
+  /// --records: a tuning records file (docs/tuning.md); each cluster with a
+  /// record of this target and machine that beat the default gets that
+  /// record's point, without measuring. "" = none.
+  std::string records;
 };
 
 /// Results of verification (cli.md, `verify`).
@@ -163,6 +167,7 @@ struct ExplainOptions {
   std::string target = "cpu";
   std::string scheduler;    ///< "" = the graph's hint
   std::string format = "text";  ///< "text", or "dot" for the stages graph and clusters
+  std::string records;          ///< tuning records applied as by compile --records ("" = none)
 };
 
 /// The text of one stage of one graph of a batch file. An unknown graph,

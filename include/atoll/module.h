@@ -42,6 +42,10 @@ struct ModuleOptions {
   /// "isl", "pluto" or "feautrier": overrides the graph's scheduler hint.
   /// Empty: the graph's hint (or the default).
   std::string scheduler;
+  /// A tuning records file (docs/tuning.md): each cluster with a record of
+  /// this machine that beat the default compiles with that record's point.
+  /// Empty: none. An unreadable file is a UserError.
+  std::string records;
 };
 
 /// One buffer of a call: a tensor's name and its dense row-major storage in

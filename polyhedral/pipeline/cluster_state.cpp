@@ -2,6 +2,7 @@
 #include "polyhedral/pipeline/cluster_state.h"
 
 #include "polyhedral/isl/isl_context.h"
+#include "polyhedral/pipeline/knobs.h"
 
 #include <sstream>
 
@@ -51,6 +52,7 @@ std::string print_level(const ClusterState &state, Level level) {
     case Level::Scop:
       if (state.scop.statements.empty()) return "(no SCoP yet)\n";
       print_scop(os, state.scop);
+      if (!state.tuned.empty()) os << "  tuned (key " << state.tuning_key << "): " << point_text(state.tuned) << "\n";
       break;
     case Level::Dependences:
       if (state.deps.flow.is_null()) return "(no dependences yet)\n";

@@ -38,6 +38,10 @@ struct ClusterState {
   /// cluster whose statements now compute their values.
   std::map<std::string, std::string> inlined;
 
+  /// apply_tuning: the SCoP's canonical key and the point applied (empty: none).
+  std::string tuning_key;
+  KnobValues tuned;
+
   // Dependences level.
   Dependences deps;
 
@@ -57,6 +61,8 @@ struct ClusterState {
   std::vector<PackedRead> packs;
   /// GPU targets: the bands map_to_gpu mapped to blocks and threads.
   std::vector<GpuMapping> gpu_mappings;
+  /// tile_window_for_cpu: the register-tile rows it chose (0: not applied).
+  long window_rows = 0;
 
   // AST level.
   LKernel kernel;

@@ -15,6 +15,7 @@ const PassTable &cpu_pipeline() {
       passes::factor_reduction_scale,
       passes::bound_shifted_exps,
       passes::coalesce_dims,
+      passes::apply_tuning,  // the knobs of the passes below (knobs.h)
       // Dependences
       passes::dependences,
       // Schedule tree

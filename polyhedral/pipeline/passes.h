@@ -14,6 +14,7 @@ extern const Pass inline_producers;        ///< cheap elementwise producers reco
 extern const Pass factor_reduction_scale;  ///< a positive constant factor out of max/min reductions
 extern const Pass bound_shifted_exps;      ///< exps of a value minus its maximum marked as never +inf
 extern const Pass coalesce_dims;           ///< an image's rows and columns as one dimension
+extern const Pass apply_tuning;            ///< a tuned point's knobs set in the options
 
 // Dependences.
 extern const Pass dependences;             ///< flow, anti and output dependences, reductions

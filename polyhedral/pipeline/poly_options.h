@@ -7,12 +7,19 @@
 #include "polyhedral/target/gpu_target.h"
 #include "polyhedral/target/npu_target.h"
 
+#include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 namespace atl::poly {
+
+/// A point of a cluster's tuning space: knob name -> value (pipeline/knobs.h).
+using KnobValues = std::map<std::string, std::string>;
+/// Tuned points by the canonical key of a cluster's SCoP (knobs.h, scop_key).
+using TuningTable = std::map<std::string, KnobValues>;
 
 struct PolyOptions {
   /// "isl" (default), "feautrier", "pluto" (schedule_pluto), "given" (uses `tree`).
@@ -65,6 +72,9 @@ struct PolyOptions {
   std::optional<GpuTarget> gpu;
   /// An NPU target: the cluster goes through the NPU table (npu_pipeline).
   std::optional<NpuTargetInfo> npu;
+  /// Tuned points (tuning records, or a candidate of `atoll tune`): the pass
+  /// apply_tuning sets these options from the point of the cluster's key.
+  std::shared_ptr<const TuningTable> tuning;
   /// Passes whose output is kept as text (ClusterResult::printed): pass
   /// names of the target's table, or "all" (explain --stage, --print-after).
   std::set<std::string> print_after;

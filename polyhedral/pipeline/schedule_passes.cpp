@@ -163,6 +163,7 @@ const Pass tile_window_for_cpu = {
       long elements = 0;
       for (const WindowTile &wt : w.tiles) elements += wt.rows * wt.columns;
       if (!w.tiles.empty()) out.stats["register_tile_elements"] = elements;
+      s.window_rows = w.tiles.empty() ? 0 : w.tiles.front().rows;
       return out;
     },
     true, "epilogue_placements_rejected", "window_tilings_rejected"};

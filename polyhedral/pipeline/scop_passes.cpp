@@ -1,5 +1,6 @@
 // The SCoP-level passes and the dependence analysis (see passes.h).
 #include "polyhedral/pipeline/cluster_state.h"
+#include "polyhedral/pipeline/knobs.h"
 #include "polyhedral/pipeline/passes.h"
 
 #include "polyhedral/transforms/scop/bound_shifted_exps.h"
@@ -112,6 +113,27 @@ const Pass coalesce_dims = {
       s.scop = std::move(coalesced);
       out.changed = true;
       out.stats["dimensions_coalesced"] = 1;
+      return out;
+    }};
+
+// Options only: the SCoP is unchanged. Runs after the SCoP passes, so the
+// key is that of the SCoP the schedule passes see, and a point's tile sizes
+// name its dimensions. Not under a given tree, which is used as is.
+const Pass apply_tuning = {
+    "apply_tuning", Level::Scop, "a tuned point (records, atoll tune) sets the options of the passes below",
+    [](const ClusterState &s) { return s.options.tuning && s.options.scheduler != "given" && !s.options.gpu && !s.options.npu; },
+    [](ClusterState &s, int) {
+      PassOutcome out;
+      s.tuning_key = scop_key(s.scop);
+      auto it = s.options.tuning->find(s.tuning_key);
+      if (it == s.options.tuning->end()) {
+        out.note = "no tuned point for key " + s.tuning_key;
+        return out;
+      }
+      apply_knobs(it->second, s.options);
+      s.tuned = it->second;
+      out.changed = true;
+      out.stats["knobs_applied"] = static_cast<long>(it->second.size());
       return out;
     }};
 

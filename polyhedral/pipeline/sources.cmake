@@ -7,6 +7,7 @@ target_sources(atoll_poly PRIVATE
   pipeline/schedule_passes.cpp
   pipeline/ast_passes.cpp
   pipeline/cpu_pipeline.cpp
+  pipeline/knobs.cpp
   pipeline/gpu_pipeline.cpp
   pipeline/npu_pipeline.cpp
 )

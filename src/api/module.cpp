@@ -16,6 +16,7 @@
 #include "polyhedral/pipeline/run_passes.h"
 #include "src/frontend/json_text.h"
 #include "src/pipeline/compile_graph.h"
+#include "src/tuning/records.h"
 #include "src/runtime/init_data.h"
 #include "src/runtime/npy.h"
 
@@ -107,6 +108,7 @@ struct Module::Impl {
   Graph concrete;  ///< at `params`
   std::map<std::string, std::int64_t> params;
   CompiledGraph compiled;
+  std::shared_ptr<const poly::TuningTable> tuning;  ///< ModuleOptions::records' best points
   std::vector<std::string> inputs, outputs, own_weights;
   /// What the caller passes: inputs() then outputs(); a name's position is
   /// its place in a call's pointer table.
@@ -378,6 +380,7 @@ std::string Module::Impl::explain_text(const std::string &stage) const {
     CompileOptions co;
     co.target = target;
     co.scheduler = scheduler;
+    co.tuning = tuning;
     co.executable = false;
     co.print_after = {stage};
     ScheduledGraph s = schedule_graph(graph, co);
@@ -565,6 +568,8 @@ std::shared_ptr<const Module::Impl> compile_module(const Graph &graph, const Mod
   CompileOptions co;
   co.target = o.target;
   co.scheduler = o.scheduler;
+  if (!o.records.empty()) co.tuning = tuning::best_points_of_file(o.records, "cpu");
+  m->tuning = co.tuning;
   co.keep_text = true;
   co.executable = true;
   m->compiled = compile_graph(m->graph, co);

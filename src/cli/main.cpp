@@ -3,6 +3,7 @@
 #include <atoll/driver.h>
 #include <atoll/jscop.h>
 #include <atoll/onnx.h>
+#include <atoll/tune.h>
 #include <atoll/version.h>
 
 #include <unistd.h>
@@ -27,18 +28,25 @@ const char *kUsage = R"(usage:
   atoll compile BATCH.json [--target T] [-o DIR] [--verify] [--bench] [--threads N]
                            [--param NAME=VALUE ...] [--inputs DIR] [--dump DIR]
                            [--report FILE] [--stats] [--quiet] [--print-after PASSES]
+                           [--records DB.jsonl]
   atoll run     BATCH.json [--target T] [--verify] [--bench] [--threads N]
                            [--param NAME=VALUE ...] [--inputs DIR] [--dump DIR]
                            [--report FILE] [--stats] [--quiet] [--print-after PASSES]
+                           [--records DB.jsonl]
   atoll run     BATCH.json --verify-definitions [--param NAME=VALUE ...] [--inputs DIR] [--dump DIR]
                            [--report FILE] [--quiet]
   atoll explain BATCH.json [--graph NAME] (--stage STAGE | --print-after PASSES) [--target T]
-                           [--format text|dot]
+                           [--format text|dot] [--records DB.jsonl]
   atoll import  MODEL.onnx -o BATCH.json [--inline-limit N] [--quiet]
   atoll explain --list-stages [--target T]
   atoll jscop   IN_DIR -o OUT_DIR [--scheduler isl|pluto|feautrier|original]
                            [--tile auto|none|SIZES] [--allow-skew] [--identity] [--report FILE] [--quiet]
   atoll explain FILE.jscop [--scheduler S] [--tile auto|none|SIZES] [--allow-skew]
+  atoll tune    BATCH.json [--budget SECONDS] [--strategy greedy|random|exhaustive]
+                           [--records DB.jsonl] [--seed N] [--shard I/N] [--trials N]
+                           [--timeout SECONDS] [--max-memory SIZE] [--graph NAME]
+                           [--param NAME=VALUE ...] [--report FILE] [--quiet]
+  atoll db      stats|compact DB.jsonl [-o OUT.jsonl]
   atoll --help | --version
 
 BATCH.json: an operator batch, or an ONNX model (MODEL.onnx, read as a batch of one graph
@@ -55,7 +63,10 @@ every graph's `scheduler` hint.
 targets: cpu (default), cpu-c, cuda[:sm_XX], opencl, npu[:PROFILE_OR_FILE.json]
 stages:  graph, clusters (text or --format dot), every pass of the target's pipeline
          (explain --list-stages), and the aliases scop, deps, schedule, ast (the IR
-         each level ends with), llvm, c
+         each level ends with), llvm, c; space (the tuning knobs of each cluster)
+tune:    measures points of each cluster's space against the default schedule (A/B, one
+         thread, in a child process) and appends every measurement to --records;
+         compile and run --records DB.jsonl apply the best records (docs/tuning.md)
 jscop:   Polly's JSCoP files (clang -mllvm -polly -mllvm -polly-export) rescheduled by
          Atoll for -polly-import, one output file per input file (docs/jscop.md)
 PASSES:  pass names separated by commas, or all: the IR after each (run and compile
@@ -78,7 +89,7 @@ struct Args {
   std::set<std::string> print_after;
   int threads = 0;
   std::map<std::string, std::int64_t> params;
-  std::string inputs, dump, scheduler, tile = "auto";
+  std::string inputs, dump, scheduler, tile = "auto", records;
   std::int64_t inline_limit = 64;
   bool identity = false, allow_skew = false;
 };
@@ -143,6 +154,89 @@ Args parse_import_args(int argc, char **argv) {
   return a;
 }
 
+/// A size with an optional K, M or G suffix, in MiB.
+std::int64_t parse_mib(const std::string &opt, const std::string &v) {
+  std::smatch m;
+  if (!std::regex_match(v, m, std::regex("([0-9]{1,9})([KMG]?)")))
+    throw UsageError{opt + " needs a size such as 512M or 4G"};
+  std::int64_t n = std::stoll(m[1].str());
+  const std::string unit = m[2].str();
+  if (unit == "G") return n * 1024;
+  if (unit == "K") return std::max<std::int64_t>(1, n / 1024);
+  return unit == "M" ? n : std::max<std::int64_t>(1, n / (1024 * 1024));
+}
+
+/// A positive number of seconds ("60" or "60s").
+double parse_seconds(const std::string &opt, const std::string &v) {
+  if (!std::regex_match(v, std::regex("[0-9]{1,6}(\\.[0-9]+)?s?")) || std::atof(v.c_str()) <= 0)
+    throw UsageError{opt + " needs a positive number of seconds (60 or 60s)"};
+  return std::atof(v.c_str());
+}
+
+struct TuneArgs {
+  std::string batch, report;
+  TuneOptions o;
+  bool quiet = false;
+};
+
+/// `atoll tune BATCH ...`.
+TuneArgs parse_tune_args(int argc, char **argv) {
+  TuneArgs t;
+  static const std::regex param(R"(([A-Za-z_][A-Za-z0-9_]*)=([0-9]{1,15}))");
+  for (int i = 2; i < argc; ++i) {
+    std::string s = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) throw UsageError{"option " + s + " needs a value"};
+      return argv[++i];
+    };
+    if (s == "--budget") t.o.budget_s = parse_seconds(s, value());
+    else if (s == "--timeout") t.o.timeout_s = parse_seconds(s, value());
+    else if (s == "--strategy") {
+      t.o.strategy = value();
+      if (t.o.strategy != "greedy" && t.o.strategy != "random" && t.o.strategy != "exhaustive")
+        throw UsageError{"--strategy is greedy, random or exhaustive"};
+    } else if (s == "--records") t.o.records = value();
+    else if (s == "--report") t.report = value();
+    else if (s == "--graph") t.o.graph = value();
+    else if (s == "--quiet") t.quiet = true;
+    else if (s == "--max-memory") t.o.memory_mb = parse_mib(s, value());
+    else if (s == "--seed") {
+      std::string v = value();
+      if (!std::regex_match(v, std::regex("[0-9]{1,9}"))) throw UsageError{"--seed needs a non-negative integer"};
+      t.o.seed = static_cast<unsigned>(std::stoul(v));
+    } else if (s == "--trials") {
+      std::string v = value();
+      if (!std::regex_match(v, std::regex("[1-9][0-9]{0,6}"))) throw UsageError{"--trials needs a positive integer"};
+      t.o.max_trials = std::stoi(v);
+    } else if (s == "--shard") {
+      std::string v = value();
+      std::smatch m;
+      if (!std::regex_match(v, m, std::regex("([0-9]{1,4})/([1-9][0-9]{0,3})")) ||
+          std::stoi(m[1].str()) >= std::stoi(m[2].str()))
+        throw UsageError{"--shard needs I/N with 0 <= I < N"};
+      t.o.shard = std::stoi(m[1].str());
+      t.o.shards = std::stoi(m[2].str());
+    } else if (s == "--param") {
+      int n = 0;
+      while (i + 1 < argc && std::regex_match(argv[i + 1], param)) {
+        std::cmatch m;
+        std::regex_match(argv[++i], m, param);
+        t.o.params[m[1]] = std::stoll(m[2].str());
+        ++n;
+      }
+      if (n == 0) throw UsageError{"--param needs NAME=VALUE (a positive integer value)"};
+    } else if (!s.empty() && s[0] == '-') throw UsageError{"unknown option '" + s + "' for tune"};
+    else if (t.batch.empty()) t.batch = s;
+    else throw UsageError{"unexpected argument '" + s + "'"};
+  }
+  if (t.batch.empty()) throw UsageError{"missing BATCH.json argument"};
+  t.o.progress = !t.quiet;
+  return t;
+}
+
+int run_tune(int argc, char **argv);
+int run_db(int argc, char **argv);
+
 Args parse_args(int argc, char **argv) {
   Args a;
   if (argc < 2) throw UsageError{"missing command"};
@@ -200,6 +294,7 @@ Args parse_args(int argc, char **argv) {
     } else if (s == "--inputs" && build) a.inputs = value(i, s);
     else if (s == "--dump" && build) a.dump = value(i, s);
     else if (s == "--report" && build) a.report = value(i, s);
+    else if (s == "--records") a.records = value(i, s);
     else if (s == "--graph" && !build) a.graph = value(i, s);
     else if (s == "--stage" && !build) a.stage = value(i, s);
     else if (s == "--print-after") {
@@ -308,6 +403,7 @@ int run_build(const Args &a) {
   o.scheduler = a.scheduler;
   o.print_after = a.print_after;
   o.out_dir = a.out_dir;
+  o.records = a.records;
   o.progress = !a.quiet && isatty(2);
 
   BatchResult result = run_batch_file(a.batch, o);
@@ -335,6 +431,7 @@ int run_explain(const Args &a) {
   e.target = a.target;
   e.scheduler = a.scheduler;
   e.format = a.format;
+  e.records = a.records;
   std::cout << explain_batch_file(a.batch, e);
   return 0;
 }
@@ -346,6 +443,46 @@ JscopOptions jscop_options(const Args &a) {
   o.identity = a.identity;
   o.allow_skew = a.allow_skew;
   return o;
+}
+
+int run_tune(int argc, char **argv) {
+  TuneArgs t = parse_tune_args(argc, argv);
+  TuneResult r = tune_batch_file(t.batch, t.o);
+  if (!t.report.empty()) write_file_atomic(t.report, r.report_json);
+  for (const std::string &e : r.errors) std::cerr << "error: " << e << "\n";
+  {
+    for (const TunedCluster &c : r.clusters) {
+      std::cout << c.graph << "/" << c.cluster << ": " << c.trials << " trials (" << c.measured << " measured, "
+                << c.failures << " failed) in " << std::fixed << std::setprecision(1) << c.seconds << " s, best "
+                << std::setprecision(3) << c.best_ratio << "x the default";
+      std::string point;
+      for (const auto &[k, v] : c.best) point += (point.empty() ? " (" : ", ") + k + "=" + v;
+      std::cout << (point.empty() ? " (the default)" : point + ")") << "\n";
+    }
+  }
+  return r.errors.empty() ? 0 : 1;
+}
+
+int run_db(int argc, char **argv) {
+  if (argc < 4) throw UsageError{"db needs stats or compact and a records file"};
+  const std::string what = argv[2], path = argv[3];
+  std::string out;
+  for (int i = 4; i < argc; ++i) {
+    std::string s = argv[i];
+    if (s == "-o" && what == "compact" && i + 1 < argc) out = argv[++i];
+    else throw UsageError{"unexpected argument '" + s + "' for db " + what};
+  }
+  if (what == "stats") {
+    std::cout << tune_db_stats(path);
+    return 0;
+  }
+  if (what == "compact") {
+    std::size_t before = read_tune_records(path).size();
+    std::size_t kept = tune_db_compact(path, out);
+    std::cout << (out.empty() ? path : out) << ": " << kept << " records kept of " << before << "\n";
+    return 0;
+  }
+  throw UsageError{"db: unknown action '" + what + "' (stats or compact)"};
 }
 
 int run_import(const Args &a) {
@@ -397,6 +534,9 @@ int main(int argc, char **argv) {
     return 0;
   }
   try {
+    if (argc >= 2 && std::string(argv[1]) == "tune-worker") return tune_worker_main();
+    if (argc >= 2 && std::string(argv[1]) == "tune") return run_tune(argc, argv);
+    if (argc >= 2 && std::string(argv[1]) == "db") return run_db(argc, argv);
     Args a = parse_args(argc, argv);
     if (a.list_stages) {
       std::cout << list_stages(a.target);

@@ -47,6 +47,9 @@ struct CompileOptions {
   /// Clusters that are the same computation under other names compile once
   /// (same_clusters.cpp); false compiles each, for tests that compare.
   bool reuse_clusters = true;
+  /// Tuned points by canonical SCoP key (tuning records, or the tuner's
+  /// candidate): poly::PolyOptions::tuning of every cluster.
+  std::shared_ptr<const poly::TuningTable> tuning;
   /// NPU targets: where the kernels record their simulated runs (made when null).
   std::shared_ptr<NpuRunStats> npu_stats;
 };

@@ -13,6 +13,7 @@
 #include "src/frontend/onnx_reader.h"
 #include "src/pipeline/compile_graph.h"
 #include "src/pipeline/pipeline.h"
+#include "src/tuning/records.h"
 
 #include <algorithm>
 #include <iomanip>
@@ -21,6 +22,13 @@
 namespace atl {
 
 namespace {
+
+/// --records: the best points of the file, for the CPU targets.
+std::shared_ptr<const poly::TuningTable> tuning_of(const ExplainOptions &a) {
+  if (a.records.empty() || (a.target != "cpu" && a.target != "cpu-c")) return nullptr;
+  return tuning::best_points_of_file(a.records, "cpu");
+}
+
 
 /// What simplification did to the graph compile and run compile: one line
 /// per pass that changed something, or why the graph is compiled as given.
@@ -55,6 +63,7 @@ void print_polyhedral_parts(std::ostream &os, const Graph &graph, const ExplainO
   CompileOptions co;
   co.target = a.target;
   co.scheduler = a.scheduler;
+  co.tuning = tuning_of(a);
   ScheduledGraph scheduled;
   try {
     scheduled = schedule_graph(graph, co);
@@ -158,6 +167,7 @@ void explain_passes(std::ostream &os, const ExplainOptions &a, const Graph &grap
   CompileOptions co;
   co.target = a.target;
   co.scheduler = a.scheduler;
+  co.tuning = tuning_of(a);
   co.print_after = wanted;
   ScheduledGraph scheduled = schedule_graph(graph, co);
   print_compiled_header(os, graph, scheduled);
@@ -166,12 +176,40 @@ void explain_passes(std::ostream &os, const ExplainOptions &a, const Graph &grap
                                       [&](poly::Level l) { return target_has_level(a.target, l); });
 }
 
+/// `explain --stage space`: each cluster's knobs (knobs.h), with their values
+/// and the cost model's default; a cluster that is the same computation as
+/// an earlier one (one key) is named, not listed again.
+void print_space(std::ostream &os, const Graph &graph, const ScheduledGraph &scheduled) {
+  os << "// graph " << graph.name << ": the tuning space of " << scheduled.clusters.size()
+     << (scheduled.clusters.size() == 1 ? " kernel\n" : " kernels\n");
+  std::map<std::string, std::string> first;
+  for (const poly::ClusterResult &c : scheduled.clusters) {
+    const poly::KnobSpace &s = c.space;
+    auto [it, added] = first.emplace(s.key, c.name);
+    if (!added) {
+      os << "cluster " << c.name << " (key " << s.key << "): the space of " << it->second << "\n";
+      continue;
+    }
+    double points = 1;
+    for (const poly::KnobDomain &k : s.knobs) points *= static_cast<double>(std::max<std::size_t>(1, k.values.size()));
+    os << "cluster " << c.name << " (key " << s.key << "): " << s.knobs.size() << " knobs";
+    if (!s.knobs.empty()) os << ", " << static_cast<long long>(points) << " points";
+    os << "\n";
+    for (const poly::KnobDomain &k : s.knobs) {
+      std::string values;
+      for (const std::string &v : k.values) values += (values.empty() ? "" : " ") + v;
+      os << "  " << std::left << std::setw(22) << k.name << " " << std::setw(5) << k.type << " default "
+         << std::setw(6) << k.default_value << " {" << values << "}  " << k.description << "\n";
+    }
+  }
+}
+
 /// Prints one stage of one graph (cli.md, `explain`). Every stage after
 /// `graph` shows what compile and run compile: the graph as prepare_graph
 /// simplifies it, its clusters, each cluster through schedule_graph.
 void explain_to(std::ostream &os, const std::string &path, const ExplainOptions &a) {
   static const std::vector<std::string> stages = {"graph", "clusters", "scop", "deps", "schedule", "ast",
-                                                  "llvm", "c", "cuda", "opencl", "npu"};
+                                                  "llvm", "c", "cuda", "opencl", "npu", "space"};
   static const std::vector<std::string> later = {"npu"};
   check_target(a.target);
   Batch batch;
@@ -255,10 +293,17 @@ void explain_to(std::ostream &os, const std::string &path, const ExplainOptions 
     throw UserError("stage '" + a.stage + "' is code of " +
                     (gpu_stage ? std::string("the GPU targets: give --target cuda or --target opencl")
                                : "the CPU targets: for --target " + a.target + " the code stages are cuda and opencl"));
+  if (a.stage == "space" && a.target != "cpu" && a.target != "cpu-c")
+    throw UserError("stage 'space' is the tuning space of the CPU table's passes: give --target cpu or cpu-c");
   CompileOptions co;
   co.target = a.target;
   co.scheduler = a.scheduler;
+  co.tuning = tuning_of(a);
   ScheduledGraph scheduled = schedule_graph(graph, co);
+  if (a.stage == "space") {
+    print_space(os, graph, scheduled);
+    return;
+  }
   if (a.stage == "npu") {
     os << npu_c_source(npu_programs(scheduled.clusters, npu_target_of(a.target)));
     return;

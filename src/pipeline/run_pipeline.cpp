@@ -17,6 +17,7 @@
 #include "graph/passes/check_constant_indices.h"
 #include "src/runtime/init_data.h"
 #include "src/runtime/npy.h"
+#include "src/tuning/records.h"
 
 #include "graph/memory/plan_arena.h"
 
@@ -571,7 +572,8 @@ void record_passes(const CompiledGraph &compiled, GraphRun &r) {
 /// the files), the graph's clusters on `cluster_threads` threads. Returns
 /// the compiled code when there is more to do.
 std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const PipelineOptions &o, GraphRun &r,
-                                          const std::string &symbol_prefix, std::size_t cluster_threads) {
+                                          const std::string &symbol_prefix, std::size_t cluster_threads,
+                                          const std::shared_ptr<const poly::TuningTable> &tuning) {
   const Graph &graph = *entry.graph;
   check_constant_indices(graph);
   std::map<std::string, std::int64_t> bp = bench_point(graph, o);
@@ -595,6 +597,7 @@ std::optional<CompiledGraph> compile_phase(const BatchGraph &entry, const Pipeli
   co.executable = !compile_only;
   co.simt_check = o.verify;
   co.compile_threads = cluster_threads;
+  co.tuning = tuning;
   CompiledGraph compiled = compile_graph(graph, co);
   r.kernels = static_cast<int>(compiled.clusters.size());
   if (co.executable && poly::is_gpu_target(o.target)) {
@@ -736,6 +739,11 @@ BatchRun run_pipeline(const Batch &batch, const PipelineOptions &options) {
   PipelineOptions o = options;
   o.out_dir = result.out_dir;
   cpu::set_cpu_threads(o.threads);
+  // --records: the best tuned point of each cluster key, read once. Records
+  // are made on the JIT; the C target runs the same loop nests.
+  std::shared_ptr<const poly::TuningTable> tuning;
+  if (!o.records.empty() && (o.target == "cpu" || o.target == "cpu-c"))
+    tuning = tuning::best_points_of_file(o.records, "cpu");
   const std::size_t n = batch.graphs.size();
   result.graphs.resize(n);
   std::vector<std::optional<CompiledGraph>> compiled(n);
@@ -773,7 +781,7 @@ BatchRun run_pipeline(const Batch &batch, const PipelineOptions &options) {
       }
       failed[i] = !guarded(entry, r, [&] {
         // In a batch of several graphs, symbols carry the graph's name.
-        std::optional<CompiledGraph> code = compile_phase(entry, o, r, n > 1 ? c_identifier(entry.name) + "_" : "", cluster_threads);
+        std::optional<CompiledGraph> code = compile_phase(entry, o, r, n > 1 ? c_identifier(entry.name) + "_" : "", cluster_threads, tuning);
         if (o.verify || o.bench || o.mode == PipelineOptions::Mode::Run) compiled[i] = std::move(code);
       });
     }

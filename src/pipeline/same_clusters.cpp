@@ -10,6 +10,7 @@
 // renaming, so renaming one's compiled kernel gives a kernel for the other.
 #include "src/pipeline/compile_graph.h"
 
+#include "graph/core/text_keys.h"
 #include "graph/ir/node_graph.h"
 #include "polyhedral/scop/scop.h"
 
@@ -22,39 +23,6 @@
 namespace atl {
 
 namespace {
-
-bool ident_start(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
-/// `text` with each identifier token replaced by `rename(token)`; numbers
-/// (a digit, then letters, digits, '.' or an exponent's sign) are one token
-/// and are kept, so "1e-05" keeps its "e".
-template <typename F>
-std::string map_identifiers(const std::string &text, F rename) {
-  std::string out;
-  out.reserve(text.size());
-  std::size_t i = 0;
-  while (i < text.size()) {
-    char c = text[i];
-    if (ident_start(c)) {
-      std::size_t j = i;
-      while (j < text.size() && ident_char(text[j])) ++j;
-      out += rename(text.substr(i, j - i));
-      i = j;
-    } else if (std::isdigit(static_cast<unsigned char>(c))) {
-      std::size_t j = i;
-      while (j < text.size() && (ident_char(text[j]) || text[j] == '.' ||
-                                 ((text[j] == '-' || text[j] == '+') && (text[j - 1] == 'e' || text[j - 1] == 'E'))))
-        ++j;
-      out.append(text, i, j - i);
-      i = j;
-    } else {
-      out += c;
-      ++i;
-    }
-  }
-  return out;
-}
 
 /// Graph names to placeholders in order of first appearance. A placeholder
 /// holds a byte no name or attribute text contains, so the shape text is

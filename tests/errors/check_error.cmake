@@ -27,7 +27,7 @@ foreach(line IN LISTS lines)
 endforeach()
 file(MAKE_DIRECTORY ${WORK}/${case})
 list(GET args 0 command)
-if(NOT command STREQUAL "explain" AND NOT command STREQUAL "import")
+if(NOT command STREQUAL "explain" AND NOT command STREQUAL "import" AND NOT command STREQUAL "db")
   list(APPEND args --report ${WORK}/${case}/report.json)
 endif()
 execute_process(COMMAND ${ATOLL} ${args}

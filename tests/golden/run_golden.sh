@@ -4,7 +4,8 @@
 set -euo pipefail
 atoll=$1 filecheck=$2 check=$3
 batch=${check%.check}.json
-args=$(head -n 1 "$check" | sed -n 's/^; RUN: //p')
+# %S is the directory of the .check file (a records file beside it).
+args=$(head -n 1 "$check" | sed -n 's/^; RUN: //p' | sed "s|%S|$(dirname "$check")|g")
 prefix=$(sed -n 's/^; PREFIX: //p' "$check" | head -n 1)
 # shellcheck disable=SC2086
 "$atoll" explain "$batch" $args | "$filecheck" "$check" ${prefix:+--check-prefix=$prefix}

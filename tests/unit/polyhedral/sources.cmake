@@ -6,6 +6,7 @@ target_sources(atoll_tests PRIVATE
   unit/polyhedral/deps_schedule_test.cpp
   unit/polyhedral/ast_test.cpp
   unit/polyhedral/pipeline/run_passes_test.cpp
+  unit/polyhedral/pipeline/knobs_test.cpp
 )
 include(unit/polyhedral/schedule/pluto_sources.cmake)
 include(unit/polyhedral/transforms/sources.cmake)
