@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 namespace atl::poly {
 
@@ -93,6 +94,7 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
           print_scop(os, st.scop);
           r.scop_text = os.str();
           r.space.key = st.tuning_key.empty() ? scop_key(st.scop) : st.tuning_key;
+          std::tie(r.space.family, r.space.shape) = scop_family(st.scop);
           break;
         case Level::Dependences: print_dependences(os, st.deps); r.deps_text = os.str(); break;
         case Level::Schedule: r.schedule_yaml = schedule_to_yaml(st.schedule); break;
@@ -117,9 +119,13 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     r.stats = s.stats;
     if (!s.has_gpu) r.written_first = written_first(s.scop, r.kernel);
     count_marks(*r.kernel.body, r.stats);
+    if (!s.options.gpu && !s.options.npu) r.features = cluster_features(s, r.stats);
     r.timings_ms = level_timings(s.log);
     s.tuning_key = r.space.key;
+    KnobSpace at_scop = std::move(r.space);
     r.space = knob_space(s);
+    r.space.family = std::move(at_scop.family);
+    r.space.shape = std::move(at_scop.shape);
     r.tuned = s.tuned;
     r.passes = std::move(s.log);
   } catch (const IllegalSchedule &e) {

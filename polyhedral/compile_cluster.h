@@ -60,6 +60,8 @@ struct ClusterResult {
   /// the passes chose), and the tuned point apply_tuning applied (empty: none).
   KnobSpace space;
   KnobValues tuned;
+  /// Its features (cluster_features) for cost models.
+  std::map<std::string, double> features;
 };
 
 /// Compiles one cluster (nodes in graph order) of a finalized graph. Throws

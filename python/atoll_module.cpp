@@ -12,6 +12,7 @@
 #include <atoll/dtype.h>
 #include <atoll/graph.h>
 #include <atoll/module.h>
+#include <atoll/tune.h>
 #include <atoll/onnx.h>
 #include <atoll/version.h>
 
@@ -542,6 +543,73 @@ object of the batch format (docs/batch-format.md), finalized.)doc")
          std::int64_t inline_limit) { return atl::write_batch(graphs, path, batch_name, inline_limit); },
       "graphs"_a, "path"_a, "batch_name"_a = "", "inline_limit"_a = 64,
       "Writes graphs as a batch file; weights above inline_limit values as .npy files in STEM.data/.");
+
+  // Tuning (include/atoll/tune.h, docs/tuning.md): spaces, points measured
+  // one by one in a child `atoll tune-worker`, points explained, records as
+  // JSON lines (atoll/tune.py wraps these).
+  m.def(
+      "search_spaces",
+      [](const std::string &path, const std::string &graph, const std::map<std::string, std::int64_t> &params) {
+        std::vector<atl::ClusterSpace> spaces;
+        {
+          py::gil_scoped_release release;
+          spaces = atl::search_spaces(path, graph, params);
+        }
+        py::list out;
+        for (const atl::ClusterSpace &s : spaces) {
+          py::list knobs;
+          for (const atl::TuneKnob &k : s.knobs)
+            knobs.append(py::dict("name"_a = k.name, "type"_a = k.type, "values"_a = k.values,
+                                  "default"_a = k.default_value, "description"_a = k.description));
+          out.append(py::dict("graph"_a = s.graph, "cluster"_a = s.cluster, "key"_a = s.key, "family"_a = s.family,
+                              "shape"_a = s.shape, "knobs"_a = knobs));
+        }
+        return out;
+      },
+      "path"_a, "graph"_a = "", "params"_a = std::map<std::string, std::int64_t>{});
+  py::class_<atl::PointMeasurer>(m, "_PointMeasurer")
+      .def(py::init([](const std::string &worker, double timeout_s, std::int64_t memory_mb,
+                       const std::map<std::string, std::int64_t> &params) {
+             atl::TuneOptions o;
+             o.worker = worker;
+             o.timeout_s = timeout_s;
+             o.memory_mb = memory_mb;
+             o.params = params;
+             return std::make_unique<atl::PointMeasurer>(o);
+           }),
+           "worker"_a, "timeout_s"_a, "memory_mb"_a, "params"_a)
+      .def(
+          "measure",
+          [](atl::PointMeasurer &pm, const std::string &path, const std::string &graph, const std::string &cluster,
+             const std::string &key, const std::string &family, const std::vector<long> &shape,
+             const std::map<std::string, std::string> &point, const std::string &verify) {
+            atl::ClusterSpace s;
+            s.graph = graph;
+            s.cluster = cluster;
+            s.key = key;
+            s.family = family;
+            s.shape = shape;
+            py::gil_scoped_release release;
+            return atl::tune_record_json(pm.measure(path, s, point, verify));
+          },
+          "path"_a, "graph"_a, "cluster"_a, "key"_a, "family"_a, "shape"_a, "point"_a, "verify"_a);
+  m.def(
+      "explain_point",
+      [](const std::string &path, const std::string &graph, const std::string &key,
+         const std::map<std::string, std::string> &point, const std::string &stage) {
+        py::gil_scoped_release release;
+        return atl::explain_point(path, graph, key, point, stage);
+      },
+      "path"_a, "graph"_a, "key"_a, "point"_a, "stage"_a);
+  m.def("read_records", [](const std::string &path) {
+    std::vector<std::string> lines;
+    for (const atl::TuneRecord &r : atl::read_tune_records(path)) lines.push_back(atl::tune_record_json(r));
+    return lines;
+  });
+  m.def("append_record", [](const std::string &path, const std::string &json_line) {
+    atl::append_tune_record(path, atl::parse_tune_record(json_line));
+  });
+  m.def("tune_machine_id", &atl::tune_machine_id);
 
   m.def(
       "float_to_bfloat16",

@@ -35,6 +35,8 @@ struct TuneKnob {
 struct ClusterSpace {
   std::string graph, cluster;
   std::string key;  ///< the canonical SCoP's hash (the records' key)
+  std::string family;       ///< the hash with integer constants masked: other sizes of the same computation
+  std::vector<long> shape;  ///< those constants
   std::vector<TuneKnob> knobs;
   /// Points in the space (the product of the knobs' value counts).
   double size() const;
@@ -60,11 +62,21 @@ struct TuneOptions {
   std::string graph;                  ///< only this graph ("" = all)
   bool progress = false;              ///< a progress line on standard error
   std::string worker;                 ///< the atoll executable for the child ("" = this process's)
+  /// "run": points are compiled, checked and timed (A/B); "model": points
+  /// are compiled without code and ranked by the analytical cost model (or
+  /// by model_cmd), deterministic, each charged 0.1 s of the budget.
+  std::string measure = "run";
+  /// --model-cmd: an external cost model, a command that reads one JSON
+  /// line a point ({"key", "knobs", "features"}) and answers {"ms": TIME}.
+  /// Used with measure "model" instead of the analytical model.
+  std::string model_cmd;
 };
 
 /// One measurement (a line of the records file).
 struct TuneRecord {
   std::string key, graph, cluster, target = "cpu", machine;
+  std::string family;       ///< ClusterSpace::family: records of other shapes apply by it
+  std::vector<long> shape;  ///< ClusterSpace::shape
   std::map<std::string, std::string> knobs;
   /// ok | wrong (differs from the reference) | crash | timeout | error (does
   /// not compile: an illegal point, a compile error)
@@ -102,6 +114,37 @@ struct TuneResult {
 /// Tunes every cluster of the batch's graphs in this shard.
 TuneResult tune_batch_file(const std::string &batch_path, const TuneOptions &options);
 
+/// Measures points one by one, for searches written elsewhere (the Python
+/// module's, a research driver's): each point in the same kind of child
+/// process as `atoll tune`'s, with its timeout and memory limit, A/B against
+/// the default. A crash or a hang is the record's status; the next point
+/// gets a new child. Not thread-safe: one measurement at a time.
+class PointMeasurer {
+public:
+  /// The options' worker, timeout_s, memory_mb and params apply.
+  explicit PointMeasurer(const TuneOptions &options = {});
+  ~PointMeasurer();
+  PointMeasurer(const PointMeasurer &) = delete;
+  PointMeasurer &operator=(const PointMeasurer &) = delete;
+  /// One point of `space` (a cluster of a graph of the batch file):
+  /// verify is "default" (outputs compared with the default schedule's) or
+  /// "reference" (with the reference interpreter's). The record is complete
+  /// (key, machine, status, times); it is not written anywhere.
+  TuneRecord measure(const std::string &batch_path, const ClusterSpace &space,
+                     const std::map<std::string, std::string> &point, const std::string &verify = "default");
+
+private:
+  struct Impl;
+  Impl *impl_;
+};
+
+/// A point applied without measuring: the graph's `stage` (any stage of
+/// `atoll explain`: "schedule", "ast", "tile_for_cpu", ...) with the point
+/// applied to the cluster `key`. A point the passes refuse is the UserError
+/// of compile; the legality check's rejections show in the printed passes.
+std::string explain_point(const std::string &batch_path, const std::string &graph, const std::string &key,
+                          const std::map<std::string, std::string> &point, const std::string &stage);
+
 /// The child process of the tuner: reads requests (JSON lines) on standard
 /// input and answers each with one line. Returns the exit status.
 int tune_worker_main();
@@ -109,6 +152,12 @@ int tune_worker_main();
 /// The records of a file; a line that is not a record is a UserError naming
 /// the file and the line.
 std::vector<TuneRecord> read_tune_records(const std::string &path);
+/// A record as its JSON line (no newline), and back (a UserError for a line
+/// that is not a record).
+std::string tune_record_json(const TuneRecord &record);
+TuneRecord parse_tune_record(const std::string &json_line);
+/// Appends a record to a records file as one write (tuners may share it).
+void append_tune_record(const std::string &path, const TuneRecord &record);
 /// `atoll db stats`: counts by status, keys, best ratio per key, as text.
 std::string tune_db_stats(const std::string &path);
 /// `atoll db compact`: one line per (key, target, machine, point), the

@@ -52,7 +52,10 @@ std::string print_level(const ClusterState &state, Level level) {
     case Level::Scop:
       if (state.scop.statements.empty()) return "(no SCoP yet)\n";
       print_scop(os, state.scop);
-      if (!state.tuned.empty()) os << "  tuned (key " << state.tuning_key << "): " << point_text(state.tuned) << "\n";
+      if (!state.tuned.empty())
+        os << "  tuned (key " << state.tuning_key
+           << (state.tuned_from != state.tuning_key ? ", the point of key " + state.tuned_from : std::string())
+           << "): " << point_text(state.tuned) << "\n";
       break;
     case Level::Dependences:
       if (state.deps.flow.is_null()) return "(no dependences yet)\n";

@@ -41,6 +41,7 @@ struct ClusterState {
   /// apply_tuning: the SCoP's canonical key and the point applied (empty: none).
   std::string tuning_key;
   KnobValues tuned;
+  std::string tuned_from;  ///< the key whose point it is (another shape's, or tuning_key)
 
   // Dependences level.
   Dependences deps;

@@ -8,8 +8,10 @@
 #include "polyhedral/transforms/schedule/gemm_tile_sizes.h"
 
 #include <atoll/diagnostics.h>
+#include <atoll/dtype.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cctype>
 #include <cstdint>
 #include <cstdio>
@@ -123,6 +125,63 @@ std::string canonical_scop_text(const Scop &scop) {
 
 std::string scop_key(const Scop &scop) { return fnv1a_hex(canonical_scop_text(scop)); }
 
+std::pair<std::string, std::vector<long>> scop_family(const Scop &scop) {
+  const std::string text = canonical_scop_text(scop);
+  std::string masked;
+  std::vector<long> shape;
+  masked.reserve(text.size());
+  for (std::size_t i = 0; i < text.size();) {
+    const bool in_word = i > 0 && (std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_' ||
+                                   text[i - 1] == '.');
+    if (std::isdigit(static_cast<unsigned char>(text[i])) && !in_word) {
+      std::size_t j = i;
+      while (j < text.size() && std::isdigit(static_cast<unsigned char>(text[j]))) ++j;
+      // An integer (not part of a name or of a real number like 1e-05 or 0.5).
+      const bool real = j < text.size() && (text[j] == '.' || text[j] == 'e' || text[j] == 'E' ||
+                                            std::isalpha(static_cast<unsigned char>(text[j])));
+      if (!real && j - i <= 12) {
+        shape.push_back(std::stol(text.substr(i, j - i)));
+        masked += '#';
+      } else {
+        masked.append(text, i, j - i);
+      }
+      i = j;
+    } else {
+      masked += text[i++];
+    }
+  }
+  return {fnv1a_hex(masked), shape};
+}
+
+void TuningTable::add(const std::string &key, const std::string &family, const std::vector<long> &shape,
+                      KnobValues point) {
+  if (!family.empty()) by_family[family].push_back({key, shape, point});
+  exact[key] = std::move(point);
+}
+
+const KnobValues *TuningTable::find(const std::string &key, const std::string &family, const std::vector<long> &shape,
+                                    std::string *from) const {
+  if (auto it = exact.find(key); it != exact.end()) {
+    if (from) *from = key;
+    return &it->second;
+  }
+  auto f = by_family.find(family);
+  if (f == by_family.end()) return nullptr;
+  const Shaped *best = nullptr;
+  double best_d = 0;
+  for (const Shaped &s : f->second) {
+    if (s.shape.size() != shape.size()) continue;
+    double d = 0;
+    for (std::size_t i = 0; i < shape.size(); ++i)
+      d += std::fabs(std::log(static_cast<double>(std::max(0L, s.shape[i]) + 1)) -
+                     std::log(static_cast<double>(std::max(0L, shape[i]) + 1)));
+    if (!best || d < best_d || (d == best_d && s.key < best->key)) best = &s, best_d = d;
+  }
+  if (!best) return nullptr;
+  if (from) *from = best->key;
+  return &best->point;
+}
+
 KnobSpace knob_space(const ClusterState &state) {
   KnobSpace space;
   space.key = state.tuning_key.empty() ? scop_key(state.scop) : state.tuning_key;
@@ -182,6 +241,121 @@ KnobSpace knob_space(const ClusterState &state) {
         "the CPU tilings (interleave_rows, tile_transpose) on or off");
   }
   return space;
+}
+
+std::map<std::string, double> cluster_features(const ClusterState &state, const std::map<std::string, long> &stats) {
+  std::map<std::string, double> f;
+  const CpuTarget &t = state.options.target;
+  f["target.lanes"] = t.vector_lanes;
+  f["target.registers"] = t.vector_registers;
+  f["target.l1_bytes"] = static_cast<double>(t.l1_bytes);
+  f["target.l2_bytes"] = static_cast<double>(t.l2_bytes);
+  f["target.l3_bytes"] = static_cast<double>(t.l3_bytes);
+  double bytes = 0;
+  for (const ScopArray &a : state.scop.arrays) {
+    if (a.kind != ScopArray::Kind::Input && a.kind != ScopArray::Kind::Output) continue;
+    double n = static_cast<double>(dtype_size(a.array.dtype));
+    for (const auto &d : a.array.shape) n *= d.is_symbolic() ? 1.0 : static_cast<double>(d.value);
+    bytes += n;
+  }
+  f["arrays.io_bytes"] = bytes;
+  f["scop.statements"] = static_cast<double>(state.scop.statements.size());
+  // The main statement: the tiled one, else the one with the most points.
+  const ScopStatement *main = nullptr;
+  if (state.gemm_tiles && !state.gemm_tiles->statement.empty()) main = state.scop.statement(state.gemm_tiles->statement);
+  double points = 0, all_points = 0;
+  for (const ScopStatement &s : state.scop.statements) {
+    double p = 1;
+    for (std::size_t d = 0; d < s.indices.size(); ++d) p *= std::max(1L, extent_of(s, static_cast<int>(d)));
+    all_points += p;
+    if (!state.gemm_tiles && (!main || p > points)) main = &s, points = p;
+  }
+  f["scop.points"] = all_points;
+  if (main) {
+    double p = 1;
+    for (std::size_t d = 0; d < main->indices.size(); ++d) {
+      long e = extent_of(*main, static_cast<int>(d));
+      f["main.extent[" + std::to_string(d) + "]"] = static_cast<double>(e);
+      p *= std::max(1L, e);
+    }
+    f["main.points"] = p;
+    f["main.dims"] = static_cast<double>(main->indices.size());
+  }
+  if (state.gemm_tiles && main && state.applied("tile_for_cpu")) {
+    const GemmTiling &g = *state.gemm_tiles;
+    f["gemm.mr"] = static_cast<double>(g.mr);
+    f["gemm.nr"] = static_cast<double>(g.nr);
+    f["gemm.nu"] = static_cast<double>(g.nu);
+    std::string why;
+    if (auto roles = gemm::roles_of(*main, why)) {
+      auto ext = [&](int d) { return d >= 0 ? static_cast<double>(std::max(1L, extent_of(*main, d))) : 1.0; };
+      auto tile = [&](int d) {
+        if (d < 0 || static_cast<std::size_t>(d) >= g.cache_sizes.size() || g.cache_sizes[static_cast<std::size_t>(d)] <= 0)
+          return ext(d);
+        return std::min(ext(d), static_cast<double>(g.cache_sizes[static_cast<std::size_t>(d)]));
+      };
+      double k = 1, kc = 1;
+      for (int r : roles->reductions) k *= ext(r), kc *= tile(r);
+      f["gemm.m"] = ext(roles->r);
+      f["gemm.n"] = ext(roles->v) * (roles->u >= 0 ? ext(roles->u) : 1.0);
+      f["gemm.k"] = k;
+      f["gemm.mc"] = tile(roles->r);
+      f["gemm.nc"] = tile(roles->v) * (roles->u >= 0 ? ext(roles->u) : 1.0);
+      f["gemm.kc"] = kc;
+    }
+  }
+  if (state.window_rows > 0 && state.applied("tile_window_for_cpu")) f["window.rows"] = static_cast<double>(state.window_rows);
+  for (const auto &[name, n] : stats) f["stats." + name] = static_cast<double>(n);
+  return f;
+}
+
+double model_ms(const std::map<std::string, double> &f) {
+  auto get = [&](const char *k, double d = 0) {
+    auto it = f.find(k);
+    return it == f.end() ? d : it->second;
+  };
+  const double ghz = 3.0;  // a nominal clock: the model ranks points, it does not predict wall time
+  const double lanes = std::max(1.0, get("target.lanes", 1)), regs = get("target.registers", 16);
+  const double l2 = get("target.l2_bytes", 1 << 20);
+  const double stream_bytes_per_cycle = 16;  // memory, streaming
+  const double l3_bytes_per_cycle = 24;
+  if (get("gemm.mr") > 0 && get("gemm.k") > 0) {
+    const double mr = get("gemm.mr"), nr = get("gemm.nr"), nv = std::max(1.0, std::ceil(nr / lanes));
+    const double m = get("gemm.m"), n = get("gemm.n"), k = get("gemm.k");
+    const double mc = get("gemm.mc", m), nc = get("gemm.nc", n), kc = get("gemm.kc", k);
+    // The micro-kernel: mr x nv FMAs a k step against mr broadcasts and nv
+    // loads, two of each a cycle; a tile that does not fit the registers spills.
+    double eff = (mr * nv) / std::max(mr * nv, mr + nv);
+    if (mr * nv + nv + 1 > regs) eff *= 0.5;
+    // Register tiles cut by the extents run at a third of the rate.
+    const double full = (std::floor(m / mr) * mr / m) * (std::floor(n / nr) * nr / std::max(n, 1.0));
+    eff = full * eff + (1 - full) * eff / 3;
+    // Unpacked operands: strided panel loads, TLB and prefetch misses.
+    if (get("stats.arrays_packed") <= 0) eff *= 0.85;
+    const double fmas = get("main.points", m * n * k);
+    const double compute = fmas / (2 * lanes) / std::max(eff, 1e-3);
+    // The cache tile's working set: A (mc x kc), B (kc x nc) and C (mc x nc)
+    // floats. Within L2, the operands come from L3 once per cache tile of
+    // the other side; beyond it, from memory once per register tile.
+    const double ws = 4 * (mc * kc + kc * nc + mc * nc);
+    double traffic = 4 * (m * k * std::ceil(n / nc) + k * n * std::ceil(m / mc) + 2 * m * n * std::ceil(k / kc));
+    double rate = l3_bytes_per_cycle;
+    if (ws > l2) {
+      traffic = 4 * (m * k * std::ceil(n / nr) + k * n * std::ceil(m / mr));
+      rate = stream_bytes_per_cycle;
+    }
+    const double cycles = std::max(compute, traffic / rate) + 0.05 * std::min(compute, traffic / rate);
+    return cycles / (ghz * 1e6);
+  }
+  // Other clusters: the bytes they must move, and their points at the
+  // vector rate (a scalar loop, or a window tile's rows, change the latter).
+  const double bytes = get("arrays.io_bytes");
+  double vec = get("stats.loops_vectorized") > 0 ? lanes : 1;
+  const double rows = get("window.rows", 0);
+  if (rows > 0) vec *= std::min(1.0, (rows * 2) / (rows + 2)) * (rows + 3 > regs ? 0.5 : 1);
+  const double points = std::max(get("scop.points"), 1.0);
+  const double cycles = std::max(bytes / stream_bytes_per_cycle, points / std::max(vec, 1e-3));
+  return cycles / (ghz * 1e6);
 }
 
 void apply_knobs(const KnobValues &point, PolyOptions &options) {

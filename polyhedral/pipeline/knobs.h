@@ -15,6 +15,7 @@
 #include "polyhedral/pipeline/poly_options.h"
 
 #include <map>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,8 @@ struct KnobDomain {
 /// to tune (a cluster the CPU table does not tile, or another target).
 struct KnobSpace {
   std::string key;
+  std::string family;       ///< scop_family: the same SCoP with other constants
+  std::vector<long> shape;  ///< its constants
   std::vector<KnobDomain> knobs;
   /// The point whose every knob has its default value.
   KnobValues defaults() const;
@@ -47,17 +50,59 @@ struct KnobSpace {
   std::string check(const KnobValues &point) const;
 };
 
+/// Tuned points for apply_tuning: by exact key, and by family (the same
+/// SCoP with other integer constants: a GEMM of other sizes) with the
+/// constants (the shape) of each tuned key.
+struct TuningTable {
+  std::map<std::string, KnobValues> exact;
+  struct Shaped {
+    std::string key;
+    std::vector<long> shape;
+    KnobValues point;
+  };
+  std::map<std::string, std::vector<Shaped>> by_family;
+
+  /// Adds a point for a cluster (key, family, shape).
+  void add(const std::string &key, const std::string &family, const std::vector<long> &shape, KnobValues point);
+  /// The point for a cluster: its key's, else the family's nearest shape
+  /// (sum of |log| ratios of the constants), with `from` set to the key it
+  /// came from; null when there is none.
+  const KnobValues *find(const std::string &key, const std::string &family, const std::vector<long> &shape,
+                         std::string *from = nullptr) const;
+};
+
 /// The canonical text of a SCoP: print_scop with the cluster, its statements,
 /// nodes and arrays renamed by first appearance (S0, N0, A0...), so two
 /// clusters that compute the same thing under other names give one text.
 std::string canonical_scop_text(const Scop &scop);
 /// A 16-hex-digit hash (FNV-1a, 64 bits) of canonical_scop_text.
 std::string scop_key(const Scop &scop);
+/// The SCoP's family and shape: the hash of its canonical text with every
+/// integer constant replaced by '#', and those constants in order. GEMMs,
+/// or convolutions, of other sizes are one family.
+std::pair<std::string, std::vector<long>> scop_family(const Scop &scop);
 
 /// The space of a cluster compiled with the default options (the CPU table
 /// run to its end, no knobs applied): which knobs its passes read, and what
 /// they chose.
 KnobSpace knob_space(const ClusterState &state);
+
+/// A compiled cluster's features, by name (what a learned cost model reads,
+/// and what model_ms reads): the target (lanes, registers, caches), the
+/// main statement's extents and points, the register and cache tiles that
+/// the tiling passes chose, the bytes of the arrays, and the counts of the
+/// passes' statistics (loops vectorized, unrolled, arrays packed...).
+/// `stats` are the cluster's summed statistics with its loop marks counted.
+std::map<std::string, double> cluster_features(const ClusterState &state, const std::map<std::string, long> &stats);
+
+/// The analytical cost model's time for a cluster, in milliseconds, from
+/// its features: for a tiled contraction, the register tile's FMA
+/// efficiency (loads against FMAs, spills, partial tiles) against the
+/// cache traffic its cache tiles imply, as a roofline; for other clusters
+/// the compulsory bytes at a streaming rate and the points at the vector
+/// rate. Deterministic; good for ranking points of one cluster, not for
+/// absolute times.
+double model_ms(const std::map<std::string, double> &features);
 
 /// Sets `options` from a point. Throws UserError naming the knob for a name
 /// the CPU table does not know or a value not of its type.

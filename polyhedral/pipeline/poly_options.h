@@ -18,8 +18,9 @@ namespace atl::poly {
 
 /// A point of a cluster's tuning space: knob name -> value (pipeline/knobs.h).
 using KnobValues = std::map<std::string, std::string>;
-/// Tuned points by the canonical key of a cluster's SCoP (knobs.h, scop_key).
-using TuningTable = std::map<std::string, KnobValues>;
+/// Tuned points by the canonical key of a cluster's SCoP, and by shape
+/// family for other shapes (pipeline/knobs.h).
+struct TuningTable;
 
 struct PolyOptions {
   /// "isl" (default), "feautrier", "pluto" (schedule_pluto), "given" (uses `tree`).

@@ -125,15 +125,22 @@ const Pass apply_tuning = {
     [](ClusterState &s, int) {
       PassOutcome out;
       s.tuning_key = scop_key(s.scop);
-      auto it = s.options.tuning->find(s.tuning_key);
-      if (it == s.options.tuning->end()) {
+      auto [family, shape] = scop_family(s.scop);
+      std::string from;
+      const KnobValues *point = s.options.tuning->find(s.tuning_key, family, shape, &from);
+      if (!point) {
         out.note = "no tuned point for key " + s.tuning_key;
         return out;
       }
-      apply_knobs(it->second, s.options);
-      s.tuned = it->second;
+      // A point of another shape of the family: its knobs as they are (a
+      // cache tile longer than this shape's dimension leaves it untiled);
+      // the passes below check what they build, as for any point.
+      apply_knobs(*point, s.options);
+      s.tuned = *point;
+      s.tuned_from = from;
       out.changed = true;
-      out.stats["knobs_applied"] = static_cast<long>(it->second.size());
+      out.stats["knobs_applied"] = static_cast<long>(point->size());
+      if (from != s.tuning_key) out.stats["points_from_other_shapes"] = 1;
       return out;
     }};
 

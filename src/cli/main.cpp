@@ -45,6 +45,7 @@ const char *kUsage = R"(usage:
   atoll tune    BATCH.json [--budget SECONDS] [--strategy greedy|random|exhaustive]
                            [--records DB.jsonl] [--seed N] [--shard I/N] [--trials N]
                            [--timeout SECONDS] [--max-memory SIZE] [--graph NAME]
+                           [--measure run|model] [--model-cmd CMD]
                            [--param NAME=VALUE ...] [--report FILE] [--quiet]
   atoll db      stats|compact DB.jsonl [-o OUT.jsonl]
   atoll --help | --version
@@ -195,7 +196,11 @@ TuneArgs parse_tune_args(int argc, char **argv) {
       t.o.strategy = value();
       if (t.o.strategy != "greedy" && t.o.strategy != "random" && t.o.strategy != "exhaustive")
         throw UsageError{"--strategy is greedy, random or exhaustive"};
-    } else if (s == "--records") t.o.records = value();
+    } else if (s == "--measure") {
+      t.o.measure = value();
+      if (t.o.measure != "run" && t.o.measure != "model") throw UsageError{"--measure is run or model"};
+    } else if (s == "--model-cmd") t.o.model_cmd = value();
+    else if (s == "--records") t.o.records = value();
     else if (s == "--report") t.report = value();
     else if (s == "--graph") t.o.graph = value();
     else if (s == "--quiet") t.quiet = true;
@@ -230,6 +235,7 @@ TuneArgs parse_tune_args(int argc, char **argv) {
     else throw UsageError{"unexpected argument '" + s + "'"};
   }
   if (t.batch.empty()) throw UsageError{"missing BATCH.json argument"};
+  if (!t.o.model_cmd.empty() && t.o.measure != "model") throw UsageError{"--model-cmd goes with --measure model"};
   t.o.progress = !t.quiet;
   return t;
 }

@@ -31,6 +31,8 @@ std::string record_line(const TuneRecord &r) {
   j["cluster"] = r.cluster;
   j["target"] = r.target;
   j["machine"] = r.machine;
+  if (!r.family.empty()) j["family"] = r.family;
+  if (!r.shape.empty()) j["shape"] = r.shape;
   j["knobs"] = r.knobs;
   j["status"] = r.status;
   j["ms"] = r.ms;
@@ -82,6 +84,14 @@ TuneRecord parse_record(const std::string &line, const std::string &where) {
   r.default_ms = num("default_ms");
   r.ratio = num("ratio");
   r.seconds = num("seconds");
+  r.family = str("family", false);
+  if (auto s = j.find("shape"); s != j.end() && !s->is_null()) {
+    if (!s->is_array()) throw UserError(where + ": 'shape' is not an array of integers");
+    for (const auto &v : *s) {
+      if (!v.is_number_integer()) throw UserError(where + ": 'shape' is not an array of integers");
+      r.shape.push_back(v.get<long>());
+    }
+  }
   auto k = j.find("knobs");
   if (k == j.end() || !k->is_object()) throw UserError(where + ": the record has no 'knobs' object");
   for (auto it = k->begin(); it != k->end(); ++it) {
@@ -110,6 +120,7 @@ std::shared_ptr<const poly::TuningTable> best_points(const std::vector<TuneRecor
                                                     const std::string &target, const std::string &machine) {
   auto table = std::make_shared<poly::TuningTable>();
   std::map<std::string, double> best;
+  std::map<std::string, const TuneRecord *> chosen;
   for (const TuneRecord &r : records) {
     // Only points confirmed against the reference interpreter (the tuner
     // measures each new best a second time with that oracle).
@@ -119,9 +130,10 @@ std::shared_ptr<const poly::TuningTable> best_points(const std::vector<TuneRecor
     auto it = best.find(r.key);
     if (it != best.end() && it->second >= r.ratio) continue;
     best[r.key] = r.ratio;
-    (*table)[r.key] = r.knobs;
+    chosen[r.key] = &r;
   }
-  return table->empty() ? nullptr : table;
+  for (const auto &[key, r] : chosen) table->add(key, r->family, r->shape, r->knobs);
+  return table->exact.empty() ? nullptr : table;
 }
 
 std::shared_ptr<const poly::TuningTable> best_points_of_file(const std::string &path, const std::string &target) {
@@ -150,6 +162,10 @@ std::vector<TuneRecord> read_tune_records(const std::string &path) {
   }
   return out;
 }
+
+std::string tune_record_json(const TuneRecord &record) { return tuning::record_line(record); }
+TuneRecord parse_tune_record(const std::string &json_line) { return tuning::parse_record(json_line, "record"); }
+void append_tune_record(const std::string &path, const TuneRecord &record) { tuning::append_record(path, record); }
 
 std::string tune_db_stats(const std::string &path) {
   std::vector<TuneRecord> records = read_tune_records(path);

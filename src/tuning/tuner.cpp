@@ -5,6 +5,7 @@
 // already in the records is not measured again.
 #include <atoll/tune.h>
 
+#include "polyhedral/pipeline/cpu_pipeline.h"
 #include "polyhedral/pipeline/knobs.h"
 #include "src/frontend/onnx_reader.h"
 #include "src/pipeline/compile_graph.h"
@@ -28,6 +29,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <random>
 #include <set>
 #include <sstream>
@@ -42,8 +45,13 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 
 /// The atoll executable that runs `tune-worker`.
 std::string worker_path(const TuneOptions &o) {
-  if (!o.worker.empty()) return o.worker;
-  if (const char *e = std::getenv("ATOLL_EXE"); e && *e) return e;
+  auto checked = [](const std::string &exe) {
+    if (::access(exe.c_str(), X_OK) != 0)
+      throw UserError("tune: the worker '" + exe + "' is not an executable (the atoll program runs the measurements)");
+    return exe;
+  };
+  if (!o.worker.empty()) return checked(o.worker);
+  if (const char *e = std::getenv("ATOLL_EXE"); e && *e) return checked(e);
   std::error_code ec;
   std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
   if (!ec && self.filename() == "atoll") return self.string();
@@ -55,7 +63,7 @@ std::string worker_path(const TuneOptions &o) {
 /// a crash or a timeout.
 class Child {
 public:
-  Child(std::string exe, std::int64_t memory_mb) : exe_(std::move(exe)), memory_mb_(memory_mb) {}
+  Child(std::vector<std::string> argv, std::int64_t memory_mb) : argv_(std::move(argv)), memory_mb_(memory_mb) {}
   ~Child() { stop(); }
   Child(const Child &) = delete;
   Child &operator=(const Child &) = delete;
@@ -113,8 +121,9 @@ private:
     char log_name[] = "/tmp/atoll-tune-worker-XXXXXX";
     int log = ::mkstemp(log_name);
     if (log >= 0) ::unlink(log_name);  // read through the descriptor, gone with it
-    const std::string exe = exe_;
-    const char *argv[] = {exe.c_str(), "tune-worker", nullptr};
+    std::vector<const char *> argv;
+    for (const std::string &a : argv_) argv.push_back(a.c_str());
+    argv.push_back(nullptr);
     rlimit as{};
     const bool limit = memory_mb_ > 0;
     if (limit) as.rlim_cur = as.rlim_max = static_cast<rlim_t>(memory_mb_) * 1024 * 1024;
@@ -126,7 +135,7 @@ private:
       ::dup2(out[1], 1);
       if (log >= 0) ::dup2(log, 2);
       if (limit) ::setrlimit(RLIMIT_AS, &as);
-      ::execv(argv[0], const_cast<char *const *>(argv));
+      ::execv(argv[0], const_cast<char *const *>(argv.data()));
       ::_exit(127);
     }
     ::close(in[0]);
@@ -178,7 +187,7 @@ private:
     in_ = out_ = log_ = -1;
   }
 
-  std::string exe_;
+  std::vector<std::string> argv_;
   std::int64_t memory_mb_ = 0;
   pid_t pid_ = -1;
   int in_ = -1, out_ = -1, log_ = -1;
@@ -203,6 +212,8 @@ std::vector<ClusterSpace> graph_spaces(const Graph &g, std::set<std::string> &se
     cs.graph = g.name;
     cs.cluster = c.name;
     cs.key = c.space.key;
+    cs.family = c.space.family;
+    cs.shape = c.space.shape;
     for (const poly::KnobDomain &k : c.space.knobs) cs.knobs.push_back(to_public(k));
     out.push_back(std::move(cs));
   }
@@ -221,8 +232,8 @@ Point default_point(const ClusterSpace &s) {
 class Search {
 public:
   Search(const ClusterSpace &space, const std::string &batch, const TuneOptions &o, Child &child,
-         std::map<std::string, TuneRecord> &known)
-      : space_(space), batch_(batch), o_(o), child_(child), known_(known) {
+         std::map<std::string, TuneRecord> &known, Child *model)
+      : space_(space), batch_(batch), o_(o), child_(child), known_(known), model_(model) {
     result_.graph = space.graph;
     result_.cluster = space.cluster;
     result_.key = space.key;
@@ -252,6 +263,8 @@ private:
     r.cluster = space_.cluster;
     r.target = "cpu";
     r.machine = machine_;
+    r.family = space_.family;
+    r.shape = space_.shape;
     r.knobs = p;
     r.status = answer.value("status", std::string("error"));
     r.error = answer.value("error", std::string());
@@ -259,7 +272,7 @@ private:
     r.default_ms = answer.value("default_ms", 0.0);
     r.ratio = answer.value("ratio", 0.0);
     r.verified = r.status == "ok" || r.status == "wrong" ? verify : "";
-    r.strategy = o_.strategy;
+    r.strategy = o_.measure == "model" ? o_.strategy + "/model" : o_.strategy;
     r.time = tuning::utc_now();
     return r;
   }
@@ -279,9 +292,10 @@ private:
     auto t0 = Clock::now();
     nlohmann::json req = {{"batch", batch_}, {"graph", space_.graph}, {"params", o_.params},
                           {"key", space_.key}, {"knobs", p},         {"verify", verify},
-                          {"seconds", 0.3}};
+                          {"seconds", 0.3},      {"mode", o_.measure}};
     // The first reference check computes the reference: more time for it.
     nlohmann::json answer = child_.request(req, verify == "reference" ? o_.timeout_s * 4 : o_.timeout_s);
+    if (model_ && answer.value("status", std::string()) == "ok") answer = external_model(p, answer);
     TuneRecord r = record_of(p, answer, verify);
     r.seconds = seconds_since(t0);
     ++result_.measured;
@@ -291,9 +305,34 @@ private:
     return spend(r);
   }
 
+  /// The budget a point costs: its measurement's seconds, or a fixed 0.1 s
+  /// in model mode (so that a model search stops at the same point on
+  /// every run and machine).
   const TuneRecord &spend(const TuneRecord &r) {
-    spent_ += r.seconds;
+    spent_ += o_.measure == "model" ? 0.1 : r.seconds;
     return r;
+  }
+
+  /// The external model's times for the default (once) and the point, in
+  /// place of the analytical model's.
+  nlohmann::json external_model(const Point &p, nlohmann::json answer) {
+    auto ask = [&](const Point &point, const nlohmann::json &features) -> std::optional<double> {
+      nlohmann::json a = model_->request({{"key", space_.key}, {"knobs", point}, {"features", features}}, o_.timeout_s);
+      if (!a.contains("ms") || !a["ms"].is_number()) {
+        answer = {{"status", "error"}, {"error", "--model-cmd answered " + a.dump().substr(0, 200)}};
+        return std::nullopt;
+      }
+      return a["ms"].get<double>();
+    };
+    if (!model_default_) model_default_ = ask(default_point(space_), answer["default_features"]);
+    if (!model_default_) return answer;
+    std::optional<double> ms = ask(p, answer["features"]);
+    if (!ms) return answer;
+    answer["ms"] = *ms;
+    answer["default_ms"] = *model_default_;
+    answer["ratio"] = *ms > 0 ? *model_default_ / *ms : 0.0;
+    answer["verified"] = "model";
+    return answer;
   }
 
   void event(const TuneRecord &r) const {
@@ -316,13 +355,14 @@ private:
   double trial(const Point &p) {
     if (!seen_.insert(poly::point_text(p)).second) return -2;  // tried already
     ++result_.trials;
-    TuneRecord r = measure(p, "default");
+    TuneRecord r = measure(p, o_.measure == "model" ? "model" : "default");
     if (r.status != "ok") {
       ++result_.failures;
       return -1;
     }
     if (r.ratio <= std::max(1.01, result_.best_ratio)) return r.ratio;
-    TuneRecord c = measure(p, "reference");
+    // The model has no second oracle: its ranking is the result.
+    TuneRecord c = o_.measure == "model" ? r : measure(p, "reference");
     if (c.status != "ok") {
       ++result_.failures;
       return -1;
@@ -401,6 +441,8 @@ private:
   const TuneOptions &o_;
   Child &child_;
   std::map<std::string, TuneRecord> &known_;
+  Child *model_ = nullptr;        ///< --model-cmd's process
+  std::optional<double> model_default_;  ///< its time for the default point
   std::string machine_;
   TunedCluster result_;
   std::set<std::string> seen_;
@@ -418,6 +460,76 @@ nlohmann::json cluster_json(const TunedCluster &c) {
 }
 
 }  // namespace
+
+struct PointMeasurer::Impl {
+  TuneOptions options;
+  Child child;
+  std::string machine;
+  explicit Impl(const TuneOptions &o)
+      : options(o), child({worker_path(o), "tune-worker"}, o.memory_mb), machine(tune_machine_id()) {}
+};
+
+PointMeasurer::PointMeasurer(const TuneOptions &options) : impl_(new Impl(options)) {}
+PointMeasurer::~PointMeasurer() { delete impl_; }
+
+TuneRecord PointMeasurer::measure(const std::string &batch_path, const ClusterSpace &space,
+                                  const std::map<std::string, std::string> &point, const std::string &verify) {
+  if (verify != "default" && verify != "reference")
+    throw UserError("measure: verify is \"default\" or \"reference\", not \"" + verify + "\"");
+  struct sigaction ign {}, old {};
+  ign.sa_handler = SIG_IGN;
+  ::sigaction(SIGPIPE, &ign, &old);
+  const TuneOptions &o = impl_->options;
+  nlohmann::json req = {{"batch", std::filesystem::absolute(batch_path).string()},
+                        {"graph", space.graph}, {"params", o.params}, {"key", space.key},
+                        {"knobs", point}, {"verify", verify}, {"seconds", 0.3}};
+  auto t0 = Clock::now();
+  nlohmann::json a = impl_->child.request(req, verify == "reference" ? o.timeout_s * 4 : o.timeout_s);
+  ::sigaction(SIGPIPE, &old, nullptr);
+  TuneRecord r;
+  r.key = space.key;
+  r.graph = space.graph;
+  r.cluster = space.cluster;
+  r.machine = impl_->machine;
+  r.family = space.family;
+  r.shape = space.shape;
+  r.knobs = point;
+  r.status = a.value("status", std::string("error"));
+  r.error = a.value("error", std::string());
+  r.ms = a.value("ms", 0.0);
+  r.default_ms = a.value("default_ms", 0.0);
+  r.ratio = a.value("ratio", 0.0);
+  r.verified = r.status == "ok" || r.status == "wrong" ? verify : "";
+  r.strategy = "api";
+  r.time = tuning::utc_now();
+  r.seconds = seconds_since(t0);
+  return r;
+}
+
+std::string explain_point(const std::string &batch_path, const std::string &graph, const std::string &key,
+                          const std::map<std::string, std::string> &point, const std::string &stage) {
+  Batch batch = read_input_file(batch_path);
+  for (const BatchGraph &bg : batch.graphs) {
+    if (bg.name != graph) continue;
+    if (bg.error) throw *bg.error;
+    auto table = std::make_shared<poly::TuningTable>();
+    table->exact[key] = point;
+    CompileOptions co;
+    co.target = "cpu";
+    co.executable = false;
+    co.tuning = table;
+    const bool pass = poly::has_pass(poly::cpu_pipeline(), stage);
+    if (!pass && stage != "scop" && stage != "deps" && stage != "schedule" && stage != "ast")
+      throw UserError("explain_point: unknown stage '" + stage + "' (scop, deps, schedule, ast or a pass of the CPU table)");
+    if (pass) co.print_after = {stage};
+    ScheduledGraph s = schedule_graph(*bg.graph, co);
+    std::string out;
+    for (const poly::ClusterResult &c : s.clusters)
+      out += pass ? cluster_printed_text(c, stage) : cluster_stage_text(c, stage);
+    return out;
+  }
+  throw UserError("no graph '" + graph + "' in '" + batch_path + "'");
+}
 
 double ClusterSpace::size() const {
   double n = 1;
@@ -463,7 +575,11 @@ TuneResult tune_batch_file(const std::string &batch_path, const TuneOptions &o) 
   std::map<std::string, TuneRecord> known;
   if (!o.records.empty() && std::filesystem::exists(o.records))
     for (const TuneRecord &r : read_tune_records(o.records)) known[tuning::point_id(r) + "|" + r.verified] = r;
-  Child child(worker_path(o), o.memory_mb);
+  if (o.measure != "run" && o.measure != "model") throw UserError("tune: --measure is run or model");
+  if (!o.model_cmd.empty() && o.measure != "model") throw UserError("tune: --model-cmd goes with --measure model");
+  Child child({worker_path(o), "tune-worker"}, o.memory_mb);
+  std::unique_ptr<Child> model;
+  if (!o.model_cmd.empty()) model = std::make_unique<Child>(std::vector<std::string>{"/bin/sh", "-c", o.model_cmd}, 0);
   TuneResult result;
   std::set<std::string> seen;
   bool found = o.graph.empty();
@@ -487,7 +603,7 @@ TuneResult tune_batch_file(const std::string &batch_path, const TuneOptions &o) 
       if (std::stoull(s.key.substr(0, 8), nullptr, 16) % static_cast<unsigned long long>(o.shards) !=
           static_cast<unsigned long long>(o.shard))
         continue;
-      Search search(s, abs_batch, o, child, known);
+      Search search(s, abs_batch, o, child, known, model.get());
       result.clusters.push_back(search.run());
       if (o.progress && ::isatty(2)) std::cerr << "\n";
     }
@@ -496,6 +612,7 @@ TuneResult tune_batch_file(const std::string &batch_path, const TuneOptions &o) 
   nlohmann::json j;
   j["batch"] = batch_path;
   j["strategy"] = o.strategy;
+  j["measure"] = o.model_cmd.empty() ? o.measure : "model: " + o.model_cmd;
   j["budget_s"] = o.budget_s;
   j["shard"] = std::to_string(o.shard) + "/" + std::to_string(o.shards);
   j["machine"] = tune_machine_id();

@@ -109,9 +109,38 @@ void time_runs(const CompiledGraph &compiled, const GraphCase &gc, int reps, con
   }
 }
 
+/// The analytical model's time of the clusters `key` of a graph compiled
+/// with `point` (no code: schedules and loop ASTs only), and the features of
+/// the first.
+std::pair<double, nlohmann::json> model_of(const Graph &g, const std::string &key, const poly::KnobValues &point) {
+  CompileOptions co;
+  co.target = "cpu";
+  co.compile_threads = 1;
+  co.keep_text = false;
+  co.executable = false;
+  if (!point.empty()) {
+    auto table = std::make_shared<poly::TuningTable>();
+    table->exact[key] = point;
+    co.tuning = table;
+  }
+  ScheduledGraph s = schedule_graph(g, co);
+  double ms = 0;
+  nlohmann::json features;
+  bool found = false;
+  for (const poly::ClusterResult &c : s.clusters) {
+    if (c.space.key != key) continue;
+    if (!found) features = c.features;
+    found = true;
+    ms += poly::model_ms(c.features);
+  }
+  if (!found) throw UserError("no cluster of graph '" + g.name + "' has the key " + key);
+  return {ms, features};
+}
+
 class Worker {
 public:
   nlohmann::json handle(const nlohmann::json &req) {
+    if (req.value("mode", std::string("run")) == "model") return model(req);
     const std::string batch_path = req.at("batch").get<std::string>();
     const std::string graph_name = req.at("graph").get<std::string>();
     std::map<std::string, std::int64_t> params;
@@ -133,7 +162,10 @@ public:
     co.target = "cpu";
     co.compile_threads = 1;
     co.keep_text = false;
-    co.tuning = std::make_shared<poly::TuningTable>(poly::TuningTable{{key, knobs}});
+    // The point for its key only: not for other shapes of its family.
+    auto table = std::make_shared<poly::TuningTable>();
+    table->exact[key] = knobs;
+    co.tuning = table;
     auto t0 = Clock::now();
     CompiledGraph cand = compile_graph(gc.graph, co);
     out["compile_ms"] = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
@@ -189,21 +221,51 @@ public:
   }
 
 private:
+  /// `--measure model`: the analytical model's times of the default and of
+  /// the point, and both feature vectors (for an external model).
+  nlohmann::json model(const nlohmann::json &req) {
+    const std::string path = req.at("batch").get<std::string>(), name = req.at("graph").get<std::string>();
+    const std::string key = req.value("key", std::string());
+    poly::KnobValues knobs;
+    if (req.contains("knobs")) knobs = req["knobs"].get<poly::KnobValues>();
+    const Graph &g = graph_of(path, name);
+    const std::string fault = injected_fault(knobs);
+    if (fault == "crash") std::abort();
+    if (fault == "hang")
+      for (;;) std::this_thread::sleep_for(std::chrono::seconds(60));
+    const std::string id = path + "\n" + name + "\n" + key;
+    auto d = default_model_.find(id);
+    if (d == default_model_.end()) d = default_model_.emplace(id, model_of(g, key, {})).first;
+    auto [ms, features] = model_of(g, key, knobs);
+    nlohmann::json out;
+    out["status"] = "ok";
+    out["verified"] = "model";
+    out["ms"] = ms;
+    out["default_ms"] = d->second.first;
+    out["ratio"] = ms > 0 ? d->second.first / ms : 0.0;
+    out["features"] = features;
+    out["default_features"] = d->second.second;
+    return out;
+  }
+
+  const Graph &graph_of(const std::string &path, const std::string &name) {
+    auto b = batches_.find(path);
+    if (b == batches_.end()) b = batches_.emplace(path, read_input_file(path)).first;
+    for (const BatchGraph &bg : b->second.graphs)
+      if (bg.name == name) {
+        if (bg.error) throw *bg.error;
+        if (bg.graph) return *bg.graph;
+      }
+    throw UserError("no graph '" + name + "' in '" + path + "'");
+  }
+
   GraphCase &graph_case(const std::string &path, const std::string &name,
                         const std::map<std::string, std::int64_t> &params) {
     std::string id = path + "\n" + name;
     for (const auto &[p, v] : params) id += "\n" + p + "=" + std::to_string(v);
     auto it = cases_.find(id);
     if (it != cases_.end()) return *it->second;
-    auto b = batches_.find(path);
-    if (b == batches_.end()) b = batches_.emplace(path, read_input_file(path)).first;
-    const Graph *g = nullptr;
-    for (const BatchGraph &bg : b->second.graphs)
-      if (bg.name == name) {
-        if (bg.error) throw *bg.error;
-        if (bg.graph) g = &*bg.graph;
-      }
-    if (!g) throw UserError("no graph '" + name + "' in '" + path + "'");
+    const Graph *g = &graph_of(path, name);
     auto gc = std::make_unique<GraphCase>();
     gc->graph = *g;
     for (const auto &[p, range] : g->params) {
@@ -224,6 +286,7 @@ private:
 
   std::map<std::string, Batch> batches_;
   std::map<std::string, std::unique_ptr<GraphCase>> cases_;
+  std::map<std::string, std::pair<double, nlohmann::json>> default_model_;
 };
 
 }  // namespace

@@ -60,11 +60,14 @@ unset ATOLL_TUNE_MACHINE
 
 # 5. Injected faults (a test-only hook of the worker): each is a record, the
 # search goes on, and the tuner exits 0.
-ATOLL_TUNE_INJECT=crash=0.2,hang=0.1,wrong=0.2 "$atoll" tune "$batch" --graph gemm_a --strategy random --seed 3 \
-  --trials 24 --budget 120 --timeout 3 --records faults.jsonl --quiet > faults.txt
-for s in crash timeout wrong ok; do
+ATOLL_TUNE_INJECT=crash=0.2,wrong=0.2 "$atoll" tune "$batch" --graph gemm_a --strategy random --seed 3 \
+  --trials 24 --budget 600 --timeout 60 --records faults.jsonl --quiet > faults.txt
+for s in crash wrong ok; do
   [ "$(count "\"status\":\"$s\"" faults.jsonl)" -gt 0 ] || fail "no '$s' record among: $("$atoll" db stats faults.jsonl)"
 done
+# A hang: the worker is killed at the timeout, and the next point goes on.
+ATOLL_TUNE_INJECT=hang=1 "$atoll" tune "$batch" --graph gemm_a --trials 2 --timeout 3 --records hang.jsonl --quiet > hang.txt
+[ "$(count '"status":"timeout"' hang.jsonl)" = 2 ] || fail "hangs: $(cat hang.txt hang.jsonl)"
 grep -q "24 trials" faults.txt || fail "the search stopped early: $(cat faults.txt)"
 
 # 6. Shards split the clusters by key, disjoint, and together cover them;
@@ -81,4 +84,28 @@ if command -v parallel > /dev/null; then
   [ "$(awk 'NR > 1 && $7 == 0' par/joblog | wc -l)" = 2 ] || fail "GNU parallel's job log: $(cat par/joblog)"
   [ "$(keys par/records.jsonl | tr '\n' ' ')" = "$all" ] || fail "tune_parallel.sh merged: $(keys par/records.jsonl)"
 fi
+# 7. Model mode (the analytical cost model, no timing): deterministic for a
+# seed, and two shards merged give the records of one run; an external
+# model over a pipe takes its place with --model-cmd.
+strip() { sed -E 's/,"time":"[^"]*"//; s/,"seconds":[-0-9.e+]*//' "$@" | sort; }
+for run in 1 2; do
+  "$atoll" tune "$batch" --measure model --strategy random --seed 7 --trials 10 --records model$run.jsonl --quiet > /dev/null
+done
+[ "$(count '"verified":"model"' model1.jsonl)" -ge 10 ] || fail "model records: $(head -2 model1.jsonl)"
+diff <(strip model1.jsonl) <(strip model2.jsonl) > /dev/null || fail "model mode is not deterministic"
+for i in 0 1; do
+  "$atoll" tune "$batch" --measure model --strategy random --seed 7 --trials 10 --shard $i/2 --records mshard.jsonl --quiet > /dev/null
+done
+diff <(strip model1.jsonl) <(strip mshard.jsonl) > /dev/null || fail "two model shards differ from one run"
+cat > model.py <<'PY'
+import json, sys
+for line in sys.stdin:
+    f = json.loads(line)["features"]
+    print(json.dumps({"ms": 1.0 / (1.0 + f.get("gemm.mr", 0) + f.get("window.rows", 0))}), flush=True)
+PY
+"$atoll" tune "$batch" --graph gemm_a --measure model --model-cmd "python3 $work/model.py" --trials 30 \
+  --records external.jsonl --report external.json --quiet > external.txt
+[ "$(count '"status":"ok"' external.jsonl)" -ge 7 ] || fail "external model: $(cat external.txt; head -3 external.jsonl)"
+grep -q '"band0/unroll": *"8"' external.json || fail "the external model's best (most rows) was not chosen: $(cat external.json)"
+
 echo "tune: ok ($lines1 records, faults: $(tr '\n' ' ' < faults.txt))"

@@ -36,7 +36,9 @@ const KnobDomain *knob(const KnobSpace &s, const std::string &name) {
 
 PolyOptions with_point(const std::string &key, const KnobValues &point) {
   PolyOptions o;
-  o.tuning = std::make_shared<TuningTable>(TuningTable{{key, point}});
+  auto t = std::make_shared<TuningTable>();
+  t->exact[key] = point;
+  o.tuning = t;
   return o;
 }
 
@@ -107,6 +109,40 @@ TEST_CASE("apply_tuning: a key that is not the cluster's leaves it alone") {
   REQUIRE(rec != r.passes.end());
   CHECK(rec->result == PassRecord::Result::Unchanged);
   CHECK(rec->note.find("no tuned point") != std::string::npos);
+}
+
+TEST_CASE("scop_family: GEMMs of other sizes are one family; the nearest shape's point applies") {
+  Graph small = gemm("", 64, 96, 80), big = gemm("", 512, 96, 80), mid = gemm("", 200, 96, 80);
+  ClusterResult rs = compile_cluster(small, small.order(), PolyOptions{});
+  ClusterResult rb = compile_cluster(big, big.order(), PolyOptions{});
+  ClusterResult rm = compile_cluster(mid, mid.order(), PolyOptions{});
+  CHECK(rs.space.family == rb.space.family);
+  CHECK(rs.space.family == rm.space.family);
+  CHECK(rs.space.key != rb.space.key);
+  REQUIRE(rs.space.shape.size() == rm.space.shape.size());
+  CHECK(std::find(rm.space.shape.begin(), rm.space.shape.end(), 199) != rm.space.shape.end());  // m <= 199
+
+  auto table = std::make_shared<TuningTable>();
+  KnobValues ps = rs.space.defaults(), pb = rb.space.defaults();
+  ps["pack"] = "false";
+  pb["band0/unroll"] = pb["band0/unroll"] == "2" ? "3" : "2";
+  table->add(rs.space.key, rs.space.family, rs.space.shape, ps);
+  table->add(rb.space.key, rb.space.family, rb.space.shape, pb);
+  std::string from;
+  // 200 rows: nearer 512 than 64 on a log scale.
+  REQUIRE(table->find(rm.space.key, rm.space.family, rm.space.shape, &from));
+  CHECK(from == rb.space.key);
+  CHECK(*table->find(rs.space.key, rs.space.family, rs.space.shape, &from) == ps);
+  CHECK(from == rs.space.key);
+  CHECK(table->find("x", "another family", rm.space.shape) == nullptr);
+
+  PolyOptions o;
+  o.tuning = table;
+  ClusterResult tuned = compile_cluster(mid, mid.order(), o);
+  CHECK(tuned.tuned == pb);
+  auto rec = std::find_if(tuned.passes.begin(), tuned.passes.end(), [](const PassRecord &x) { return x.name == "apply_tuning"; });
+  REQUIRE(rec != tuned.passes.end());
+  CHECK(rec->stats.at("points_from_other_shapes") == 1);
 }
 
 TEST_CASE("apply_knobs: unknown knobs and bad values are errors naming the knob") {
