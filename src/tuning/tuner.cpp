@@ -194,6 +194,31 @@ private:
   std::string buf_;
 };
 
+using Point = std::map<std::string, std::string>;
+
+/// The record of a worker's answer for a point of a cluster.
+TuneRecord record_from(const ClusterSpace &space, const Point &p, const nlohmann::json &answer,
+                       const std::string &verify, const std::string &machine, const std::string &strategy) {
+  TuneRecord r;
+  r.key = space.key;
+  r.graph = space.graph;
+  r.cluster = space.cluster;
+  r.target = "cpu";
+  r.machine = machine;
+  r.family = space.family;
+  r.shape = space.shape;
+  r.knobs = p;
+  r.status = answer.value("status", std::string("error"));
+  r.error = answer.value("error", std::string());
+  r.ms = answer.value("ms", 0.0);
+  r.default_ms = answer.value("default_ms", 0.0);
+  r.ratio = answer.value("ratio", 0.0);
+  r.verified = r.status == "ok" || r.status == "wrong" ? verify : "";
+  r.strategy = strategy;
+  r.time = tuning::utc_now();
+  return r;
+}
+
 TuneKnob to_public(const poly::KnobDomain &k) {
   return {k.name, k.type, k.values, k.default_value, k.description};
 }
@@ -219,8 +244,6 @@ std::vector<ClusterSpace> graph_spaces(const Graph &g, std::set<std::string> &se
   }
   return out;
 }
-
-using Point = std::map<std::string, std::string>;
 
 Point default_point(const ClusterSpace &s) {
   Point p;
@@ -257,24 +280,8 @@ private:
   }
 
   TuneRecord record_of(const Point &p, const nlohmann::json &answer, const std::string &verify) {
-    TuneRecord r;
-    r.key = space_.key;
-    r.graph = space_.graph;
-    r.cluster = space_.cluster;
-    r.target = "cpu";
-    r.machine = machine_;
-    r.family = space_.family;
-    r.shape = space_.shape;
-    r.knobs = p;
-    r.status = answer.value("status", std::string("error"));
-    r.error = answer.value("error", std::string());
-    r.ms = answer.value("ms", 0.0);
-    r.default_ms = answer.value("default_ms", 0.0);
-    r.ratio = answer.value("ratio", 0.0);
-    r.verified = r.status == "ok" || r.status == "wrong" ? verify : "";
-    r.strategy = o_.measure == "model" ? o_.strategy + "/model" : o_.strategy;
-    r.time = tuning::utc_now();
-    return r;
+    return record_from(space_, p, answer, verify, machine_,
+                       o_.measure == "model" ? o_.strategy + "/model" : o_.strategy);
   }
 
   /// The record of a point under `verify`: from the records when there is
@@ -486,22 +493,7 @@ TuneRecord PointMeasurer::measure(const std::string &batch_path, const ClusterSp
   auto t0 = Clock::now();
   nlohmann::json a = impl_->child.request(req, verify == "reference" ? o.timeout_s * 4 : o.timeout_s);
   ::sigaction(SIGPIPE, &old, nullptr);
-  TuneRecord r;
-  r.key = space.key;
-  r.graph = space.graph;
-  r.cluster = space.cluster;
-  r.machine = impl_->machine;
-  r.family = space.family;
-  r.shape = space.shape;
-  r.knobs = point;
-  r.status = a.value("status", std::string("error"));
-  r.error = a.value("error", std::string());
-  r.ms = a.value("ms", 0.0);
-  r.default_ms = a.value("default_ms", 0.0);
-  r.ratio = a.value("ratio", 0.0);
-  r.verified = r.status == "ok" || r.status == "wrong" ? verify : "";
-  r.strategy = "api";
-  r.time = tuning::utc_now();
+  TuneRecord r = record_from(space, point, a, verify, impl_->machine, "api");
   r.seconds = seconds_since(t0);
   return r;
 }

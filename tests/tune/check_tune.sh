@@ -84,6 +84,14 @@ if command -v parallel > /dev/null; then
   [ "$(awk 'NR > 1 && $7 == 0' par/joblog | wc -l)" = 2 ] || fail "GNU parallel's job log: $(cat par/joblog)"
   [ "$(keys par/records.jsonl | tr '\n' ' ')" = "$all" ] || fail "tune_parallel.sh merged: $(keys par/records.jsonl)"
 fi
+# The Slurm array script, run as one array task would be (no Slurm here).
+for i in 0 1; do
+  SLURM_ARRAY_TASK_ID=$i ATOLL="$atoll" bash "$here/../../scripts/tune_slurm.sbatch" "$batch" 2 slurm --trials 1 > /dev/null
+done
+[ "$(cat slurm/records-0.jsonl slurm/records-1.jsonl | grep -o '"key":"[0-9a-f]*"' | sed 's/.*"key"://' | sort -u | tr '\n' ' ')" = "$all" ] ||
+  fail "the Slurm script's shards: $(ls slurm)"
+grep -q '^#SBATCH --exclusive' "$here/../../scripts/tune_slurm.sbatch" || fail "the Slurm script lost --exclusive"
+
 # 7. Model mode (the analytical cost model, no timing): deterministic for a
 # seed, and two shards merged give the records of one run; an external
 # model over a pipe takes its place with --model-cmd.
