@@ -138,8 +138,8 @@ private:
   Impl *impl_;
 };
 
-/// A point applied without measuring: the graph's `stage` (any stage of
-/// `atoll explain`: "schedule", "ast", "tile_for_cpu", ...) with the point
+/// A point applied without measuring: the graph's `stage` ("scop", "deps",
+/// "schedule", "ast", "llvm", "c" or a pass: "tile_for_cpu", ...) with the point
 /// applied to the cluster `key`. A point the passes refuse is the UserError
 /// of compile; the legality check's rejections show in the printed passes.
 std::string explain_point(const std::string &batch_path, const std::string &graph, const std::string &key,

@@ -5,6 +5,7 @@
 // already in the records is not measured again.
 #include <atoll/tune.h>
 
+#include "backends/cpu/cpu_backend.h"
 #include "polyhedral/pipeline/cpu_pipeline.h"
 #include "polyhedral/pipeline/knobs.h"
 #include "src/frontend/onnx_reader.h"
@@ -511,10 +512,18 @@ std::string explain_point(const std::string &batch_path, const std::string &grap
     co.executable = false;
     co.tuning = table;
     const bool pass = poly::has_pass(poly::cpu_pipeline(), stage);
-    if (!pass && stage != "scop" && stage != "deps" && stage != "schedule" && stage != "ast")
-      throw UserError("explain_point: unknown stage '" + stage + "' (scop, deps, schedule, ast or a pass of the CPU table)");
+    const bool code = stage == "llvm" || stage == "c";
+    if (!pass && !code && stage != "scop" && stage != "deps" && stage != "schedule" && stage != "ast")
+      throw UserError("explain_point: unknown stage '" + stage +
+                      "' (scop, deps, schedule, ast, llvm, c or a pass of the CPU table)");
     if (pass) co.print_after = {stage};
     ScheduledGraph s = schedule_graph(*bg.graph, co);
+    if (code) {
+      // The code as `atoll explain --stage llvm|c --records` prints it.
+      std::vector<poly::LKernel> kernels;
+      for (const poly::ClusterResult &c : s.clusters) kernels.push_back(c.kernel);
+      return stage == "llvm" ? cpu::emit_llvm_ir(kernels) : cpu::emit_c_source(kernels);
+    }
     std::string out;
     for (const poly::ClusterResult &c : s.clusters)
       out += pass ? cluster_printed_text(c, stage) : cluster_stage_text(c, stage);

@@ -27,6 +27,24 @@ class Tune(unittest.TestCase):
         with self.assertRaises(Exception):
             tune.explain(gemm, {"band0/nope": "1"}, "schedule", path=BATCH)
 
+    def test_records_give_the_candidates_code(self):
+        # compile --records compiles a recorded point into the same LLVM IR as
+        # the point applied directly (what the tuner measured).
+        gemm = tune.spaces(BATCH, graph="gemm_a")[0]
+        point = dict(gemm.default, **{"band0/unroll": "2", "pack": "false"})
+        with tempfile.TemporaryDirectory() as d:
+            db = os.path.join(d, "db.jsonl")
+            tune.append_record(db, {"v": 1, "key": gemm.key, "graph": "gemm_a", "cluster": "mm", "target": "cpu",
+                                    "machine": tune.machine_id(), "knobs": point, "status": "ok", "ms": 1.0,
+                                    "default_ms": 2.0, "ratio": 2.0, "verified": "reference"})
+            via_records = subprocess.run([ATOLL, "explain", BATCH, "--graph", "gemm_a", "--stage", "llvm",
+                                          "--records", db], capture_output=True, text=True, check=True).stdout
+            untuned = subprocess.run([ATOLL, "explain", BATCH, "--graph", "gemm_a", "--stage", "llvm"],
+                                     capture_output=True, text=True, check=True).stdout
+        direct = tune.explain(gemm, point, "llvm", path=BATCH)
+        self.assertEqual(via_records, direct)
+        self.assertNotEqual(via_records, untuned)
+
     def test_measure_and_records(self):
         gemm = tune.spaces(BATCH, graph="gemm_a")[0]
         m = tune.Measurer(atoll=ATOLL, timeout=60)
