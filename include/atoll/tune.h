@@ -51,7 +51,7 @@ std::vector<ClusterSpace> search_spaces(const std::string &batch_path, const std
 /// `atoll tune`.
 struct TuneOptions {
   double budget_s = 60;               ///< wall seconds per cluster, compilation and measurement included
-  std::string strategy = "greedy";    ///< greedy | random | exhaustive
+  std::string strategy = "greedy";    ///< greedy | random | exhaustive | evolutionary
   std::string records;                ///< the records file (JSON lines, appended); "" = none
   unsigned seed = 1;                  ///< random strategy's seed
   int shard = 0, shards = 1;          ///< --shard i/N: the clusters whose key (hex) % N == i

@@ -42,7 +42,7 @@ const char *kUsage = R"(usage:
   atoll jscop   IN_DIR -o OUT_DIR [--scheduler isl|pluto|feautrier|original]
                            [--tile auto|none|SIZES] [--allow-skew] [--identity] [--report FILE] [--quiet]
   atoll explain FILE.jscop [--scheduler S] [--tile auto|none|SIZES] [--allow-skew]
-  atoll tune    BATCH.json [--budget SECONDS] [--strategy greedy|random|exhaustive]
+  atoll tune    BATCH.json [--budget SECONDS] [--strategy greedy|random|exhaustive|evolutionary]
                            [--records DB.jsonl] [--seed N] [--shard I/N] [--trials N]
                            [--timeout SECONDS] [--max-memory SIZE] [--graph NAME]
                            [--measure run|model] [--model-cmd CMD]
@@ -194,8 +194,9 @@ TuneArgs parse_tune_args(int argc, char **argv) {
     else if (s == "--timeout") t.o.timeout_s = parse_seconds(s, value());
     else if (s == "--strategy") {
       t.o.strategy = value();
-      if (t.o.strategy != "greedy" && t.o.strategy != "random" && t.o.strategy != "exhaustive")
-        throw UsageError{"--strategy is greedy, random or exhaustive"};
+      if (t.o.strategy != "greedy" && t.o.strategy != "random" && t.o.strategy != "exhaustive" &&
+          t.o.strategy != "evolutionary")
+        throw UsageError{"--strategy is greedy, random, exhaustive or evolutionary"};
     } else if (s == "--measure") {
       t.o.measure = value();
       if (t.o.measure != "run" && t.o.measure != "model") throw UsageError{"--measure is run or model"};

@@ -270,6 +270,7 @@ public:
     seen_.insert(poly::point_text(def));
     if (o_.strategy == "exhaustive") exhaustive();
     else if (o_.strategy == "random") random(def);
+    else if (o_.strategy == "evolutionary") evolutionary(def);
     else greedy(def);
     result_.seconds = spent_;
     return result_;
@@ -298,15 +299,18 @@ private:
     // A failure is a failure under either oracle: not measured again.
     if (auto it = known_.find(tuning::point_id(probe) + "|"); it != known_.end()) return spend(it->second);
     auto t0 = Clock::now();
+    // "model" asks for the cost model's ranking even when measuring (the
+    // evolutionary strategy's filter).
+    const std::string mode = verify == "model" ? "model" : o_.measure;
     nlohmann::json req = {{"batch", batch_}, {"graph", space_.graph}, {"params", o_.params},
                           {"key", space_.key}, {"knobs", p},         {"verify", verify},
-                          {"seconds", 0.3},      {"mode", o_.measure}};
+                          {"seconds", 0.3},      {"mode", mode}};
     // The first reference check computes the reference: more time for it.
     nlohmann::json answer = child_.request(req, verify == "reference" ? o_.timeout_s * 4 : o_.timeout_s);
-    if (model_ && answer.value("status", std::string()) == "ok") answer = external_model(p, answer);
+    if (model_ && mode == "model" && answer.value("status", std::string()) == "ok") answer = external_model(p, answer);
     TuneRecord r = record_of(p, answer, verify);
     r.seconds = seconds_since(t0);
-    ++result_.measured;
+    if (mode != "model" || o_.measure == "model") ++result_.measured;
     if (!o_.records.empty()) tuning::append_record(o_.records, r);
     known_[tuning::point_id(r) + "|" + r.verified] = r;
     event(r);
@@ -412,6 +416,61 @@ private:
         p[k.name] = k.values[rng() % k.values.size()];
       }
       if (trial(p) == -2) ++misses;
+    }
+  }
+
+  /// A population of the best points measured so far. Each generation:
+  /// children by crossover of two parents and mutation of one or two knobs,
+  /// ranked by the cost model (compiled without code, cheap), and only the
+  /// best-ranked quarter measured.
+  void evolutionary(const Point &def) {
+    std::mt19937 rng(o_.seed);
+    std::vector<std::pair<double, Point>> population{{1.0, def}};
+    auto mutate = [&](Point p) {
+      const int changes = 1 + static_cast<int>(rng() % 2);
+      for (int c = 0; c < changes; ++c) {
+        const TuneKnob &k = space_.knobs[rng() % space_.knobs.size()];
+        p[k.name] = k.values[rng() % k.values.size()];
+      }
+      return p;
+    };
+    std::set<std::string> proposed;
+    // Children ranked but not measured: measured best-ranked first once no
+    // new child can be made (a small space used up).
+    std::vector<std::pair<double, Point>> backlog;
+    auto by_rank = [](const auto &x, const auto &y) { return x.first > y.first; };
+    for (int generation = 0; generation < 1000 && !out_of_budget(); ++generation) {
+      std::vector<std::pair<double, Point>> children;
+      for (int tries = 0; children.size() < 16 && tries < 200; ++tries) {
+        const Point &a = population[rng() % population.size()].second;
+        const Point &b = population[rng() % population.size()].second;
+        Point child;
+        for (const TuneKnob &k : space_.knobs) child[k.name] = (rng() % 2 ? a : b).at(k.name);
+        child = mutate(std::move(child));
+        if (seen_.count(poly::point_text(child)) || !proposed.insert(poly::point_text(child)).second) continue;
+        TuneRecord m = measure(child, "model");
+        if (out_of_budget()) return;
+        if (m.status == "ok") children.push_back({m.ratio, std::move(child)});
+      }
+      if (children.empty()) {  // the space is used up
+        std::sort(backlog.begin(), backlog.end(), by_rank);
+        for (const auto &c : backlog) {
+          if (out_of_budget()) return;
+          trial(c.second);
+        }
+        return;
+      }
+      std::sort(children.begin(), children.end(), by_rank);
+      const std::size_t keep = std::max<std::size_t>(1, children.size() / 4);
+      backlog.insert(backlog.end(), children.begin() + static_cast<std::ptrdiff_t>(keep), children.end());
+      children.resize(keep);
+      for (const auto &c : children) {
+        if (out_of_budget()) return;
+        double r = trial(c.second);
+        if (r > 0) population.push_back({r, c.second});
+      }
+      std::sort(population.begin(), population.end(), by_rank);
+      if (population.size() > 8) population.resize(8);
     }
   }
 
@@ -557,8 +616,8 @@ std::vector<ClusterSpace> search_spaces(const std::string &batch_path, const std
 }
 
 TuneResult tune_batch_file(const std::string &batch_path, const TuneOptions &o) {
-  if (o.strategy != "greedy" && o.strategy != "random" && o.strategy != "exhaustive")
-    throw UserError("tune: unknown strategy '" + o.strategy + "' (greedy, random or exhaustive)");
+  if (o.strategy != "greedy" && o.strategy != "random" && o.strategy != "exhaustive" && o.strategy != "evolutionary")
+    throw UserError("tune: unknown strategy '" + o.strategy + "' (greedy, random, exhaustive or evolutionary)");
   if (o.shards < 1 || o.shard < 0 || o.shard >= o.shards) throw UserError("tune: --shard i/N needs 0 <= i < N");
   if (o.budget_s <= 0) throw UserError("tune: the budget must be positive");
   Batch batch = read_input_file(batch_path);

@@ -116,4 +116,10 @@ PY
 [ "$(count '"status":"ok"' external.jsonl)" -ge 7 ] || fail "external model: $(cat external.txt; head -3 external.jsonl)"
 grep -q '"band0/unroll": *"8"' external.json || fail "the external model's best (most rows) was not chosen: $(cat external.json)"
 
+# 8. The evolutionary strategy: children ranked by the cost model, the best
+# ranked measured.
+"$atoll" tune "$batch" --graph gemm_a --strategy evolutionary --seed 5 --trials 4 --records evo.jsonl --quiet > evo.txt
+[ "$(count '"verified":"model"' evo.jsonl)" -ge 4 ] || fail "evolutionary: no model rankings: $(cat evo.txt)"
+grep -q "gemm_a/mm: 4 trials" evo.txt || fail "evolutionary: $(cat evo.txt)"
+
 echo "tune: ok ($lines1 records, faults: $(tr '\n' ' ' < faults.txt))"
