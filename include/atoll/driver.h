@@ -55,7 +55,19 @@ struct PipelineOptions {
   /// record of this target and machine that beat the default gets that
   /// record's point, without measuring. "" = none.
   std::string records;
+  /// --shard i/N: only the graphs whose index in the batch is i mod N are
+  /// compiled (and run); the result lists those. Their symbols are the
+  /// whole batch's, so the shards' files together are the batch's
+  /// (merge_shard_reports joins their reports).
+  int shard = 0, shards = 1;
 };
+
+/// `atoll merge DIR`: joins the report-I-of-N.json and manifest-I-of-N.json
+/// that `atoll compile --shard I/N -o DIR` wrote for every I into
+/// report.json and manifest.json, graphs in batch order. A missing shard, or
+/// shards of different batches or counts, is a UserError. Returns the
+/// number of graphs.
+std::size_t merge_shard_reports(const std::string &dir);
 
 /// Results of verification (cli.md, `verify`).
 struct VerifyResult {

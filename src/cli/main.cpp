@@ -28,7 +28,7 @@ const char *kUsage = R"(usage:
   atoll compile BATCH.json [--target T] [-o DIR] [--verify] [--bench] [--threads N]
                            [--param NAME=VALUE ...] [--inputs DIR] [--dump DIR]
                            [--report FILE] [--stats] [--quiet] [--print-after PASSES]
-                           [--records DB.jsonl]
+                           [--records DB.jsonl] [--shard I/N]
   atoll run     BATCH.json [--target T] [--verify] [--bench] [--threads N]
                            [--param NAME=VALUE ...] [--inputs DIR] [--dump DIR]
                            [--report FILE] [--stats] [--quiet] [--print-after PASSES]
@@ -48,6 +48,7 @@ const char *kUsage = R"(usage:
                            [--measure run|model] [--model-cmd CMD]
                            [--param NAME=VALUE ...] [--report FILE] [--quiet]
   atoll db      stats|compact DB.jsonl [-o OUT.jsonl]
+  atoll merge   DIR        (joins the reports of compile --shard I/N -o DIR)
   atoll --help | --version
 
 BATCH.json: an operator batch, or an ONNX model (MODEL.onnx, read as a batch of one graph
@@ -91,6 +92,7 @@ struct Args {
   int threads = 0;
   std::map<std::string, std::int64_t> params;
   std::string inputs, dump, scheduler, tile = "auto", records;
+  int shard = 0, shards = 1;
   std::int64_t inline_limit = 64;
   bool identity = false, allow_skew = false;
 };
@@ -302,6 +304,15 @@ Args parse_args(int argc, char **argv) {
     else if (s == "--dump" && build) a.dump = value(i, s);
     else if (s == "--report" && build) a.report = value(i, s);
     else if (s == "--records") a.records = value(i, s);
+    else if (s == "--shard" && a.command == "compile") {
+      std::string v = value(i, s);
+      std::smatch m;
+      if (!std::regex_match(v, m, std::regex("([0-9]{1,4})/([1-9][0-9]{0,3})")) ||
+          std::stoi(m[1].str()) >= std::stoi(m[2].str()))
+        throw UsageError{"--shard needs I/N with 0 <= I < N"};
+      a.shard = std::stoi(m[1].str());
+      a.shards = std::stoi(m[2].str());
+    }
     else if (s == "--graph" && !build) a.graph = value(i, s);
     else if (s == "--stage" && !build) a.stage = value(i, s);
     else if (s == "--print-after") {
@@ -411,6 +422,8 @@ int run_build(const Args &a) {
   o.print_after = a.print_after;
   o.out_dir = a.out_dir;
   o.records = a.records;
+  o.shard = a.shard;
+  o.shards = a.shards;
   o.progress = !a.quiet && isatty(2);
 
   BatchResult result = run_batch_file(a.batch, o);
@@ -419,9 +432,13 @@ int run_build(const Args &a) {
   // A batch that could not be read still gets compile's report.json (cli.md), in -o DIR or atoll-out/batch.
   if (o.mode == PipelineOptions::Mode::Compile && result.error && report_path.empty())
     report_path = (!a.out_dir.empty() ? a.out_dir : std::string("atoll-out/batch")) + "/report.json";
+  // A shard's files: manifest-I-of-N.json and report-I-of-N.json, which
+  // `atoll merge DIR` joins.
+  const std::string part =
+      o.shards > 1 ? "-" + std::to_string(o.shard) + "-of-" + std::to_string(o.shards) : std::string();
   if (o.mode == PipelineOptions::Mode::Compile && !result.error) {
-    write_file_atomic(result.out_dir + "/manifest.json", result.manifest_json);
-    if (report_path.empty()) report_path = result.out_dir + "/report.json";
+    write_file_atomic(result.out_dir + "/manifest" + part + ".json", result.manifest_json);
+    if (report_path.empty()) report_path = result.out_dir + "/report" + part + ".json";
   }
   if (!report_path.empty()) write_file_atomic(report_path, result.report_json);
   for (const GraphResult &g : result.graphs)
@@ -544,6 +561,12 @@ int main(int argc, char **argv) {
     if (argc >= 2 && std::string(argv[1]) == "tune-worker") return tune_worker_main();
     if (argc >= 2 && std::string(argv[1]) == "tune") return run_tune(argc, argv);
     if (argc >= 2 && std::string(argv[1]) == "db") return run_db(argc, argv);
+    if (argc >= 2 && std::string(argv[1]) == "merge") {
+      if (argc != 3) throw UsageError{"merge needs the output directory of the shards: atoll merge DIR"};
+      std::size_t n = merge_shard_reports(argv[2]);
+      std::cout << argv[2] << ": report.json and manifest.json of " << n << " graphs\n";
+      return 0;
+    }
     Args a = parse_args(argc, argv);
     if (a.list_stages) {
       std::cout << list_stages(a.target);

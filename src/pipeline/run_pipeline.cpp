@@ -764,8 +764,12 @@ BatchRun run_pipeline(const Batch &batch, const PipelineOptions &options) {
   const std::size_t threads = compile_worker_threads(n, total_threads);
   const std::size_t cluster_threads = std::max<std::size_t>(1, total_threads / threads);
   std::atomic<std::size_t> next{0};
+  // --shard i/N: the graphs whose index is i mod N; the others are left out
+  // of the result. Symbols are those of the whole batch (n graphs).
+  auto in_shard = [&](std::size_t i) { return static_cast<int>(i % static_cast<std::size_t>(o.shards)) == o.shard; };
   auto worker = [&] {
     for (std::size_t i = next++; i < n; i = next++) {
+      if (!in_shard(i)) continue;
       const BatchGraph &entry = batch.graphs[i];
       GraphRun &r = result.graphs[i];
       r.name = entry.name;
@@ -797,7 +801,7 @@ BatchRun run_pipeline(const Batch &batch, const PipelineOptions &options) {
   // Sequential phase: verification and benchmarks, in batch order.
   bool more = o.verify || o.bench || o.mode == PipelineOptions::Mode::Run;
   for (std::size_t i = 0; i < n && more; ++i) {
-    if (failed[i]) continue;
+    if (failed[i] || !in_shard(i)) continue;
     const BatchGraph &entry = batch.graphs[i];
     if (!compiled[i] && !o.definitions_only) continue;
     progress("[" + std::to_string(i + 1) + "/" + std::to_string(n) + "] " + entry.name + ": " +
@@ -806,6 +810,12 @@ BatchRun run_pipeline(const Batch &batch, const PipelineOptions &options) {
     compiled[i].reset();
   }
   for (std::size_t i = 0; i < n; ++i) result.graphs[i].ok = !failed[i];
+  if (o.shards > 1) {
+    std::vector<GraphRun> kept;
+    for (std::size_t i = 0; i < n; ++i)
+      if (in_shard(i)) kept.push_back(std::move(result.graphs[i]));
+    result.graphs = std::move(kept);
+  }
   return result;
 }
 
