@@ -1,11 +1,13 @@
 // Interleaves the independent rows of a row-wise kernel: the top band's last loop tiled by R, its point loop sunk into each statement group and unrolled.
 #include "polyhedral/transforms/schedule/interleave_rows.h"
 
+#include "polyhedral/isl/isl_context.h"
 #include "polyhedral/transforms/schedule/cpu_tiling_common.h"
 #include "polyhedral/transforms/schedule/tile_for_cpu.h"
 #include "polyhedral/transforms/schedule/tree_edit.h"
 
 #include <functional>
+#include <set>
 #include <optional>
 #include <string>
 #include <utility>
@@ -91,6 +93,53 @@ std::vector<TreeNode> phases(TreeNode filter, const isl::union_set &domain,
     out.push_back(std::move(f));
   }
   return out;
+}
+
+/// The statements of a filter, by name.
+std::set<std::string> statements_of(const isl::union_set &filter) {
+  std::set<std::string> names;
+  isl::set_list sets = filter.set_list();
+  for (int i = 0; i < static_cast<int>(sets.size()); ++i) names.insert(tuple_name(sets.at(i)));
+  return names;
+}
+
+/// In every sequence of `node`, a filter of `_init` statements moves ahead
+/// of the siblings before it that neither read nor write what it writes.
+/// isl fuses a reduction's init into the band of the loop before it (a sum
+/// of exps: the exp, the init at 0, the sum); placed after the exp in the
+/// sequence, the init becomes an `if (i == 0)` inside that loop, which
+/// keeps the loop from being vectorized. Ahead of it, the AST generator
+/// peels it off before the loop. Moving it past statements that do not
+/// touch its array changes no dependence.
+void inits_first(TreeNode &node, const Scop &scop) {
+  for (TreeNode &c : node.children) inits_first(c, scop);
+  if (node.kind != TreeNode::Kind::Sequence) return;
+  auto init_array = [&](const TreeNode &f) -> std::string {
+    if (f.kind != TreeNode::Kind::Filter || !f.filter) return {};
+    std::string array;
+    for (const std::string &name : statements_of(*f.filter)) {
+      const ScopStatement *s = scop.statement(name);
+      if (!s || !s->init || (!array.empty() && array != s->write.array)) return {};
+      array = s->write.array;
+    }
+    return array;
+  };
+  auto touches = [&](const TreeNode &f, const std::string &array) {
+    if (f.kind != TreeNode::Kind::Filter || !f.filter) return true;
+    for (const std::string &name : statements_of(*f.filter)) {
+      const ScopStatement *s = scop.statement(name);
+      if (!s || s->write.array == array) return true;
+      for (const ScopAccess &r : s->reads)
+        if (r.array == array) return true;
+    }
+    return false;
+  };
+  std::vector<TreeNode> &c = node.children;
+  for (std::size_t k = 1; k < c.size(); ++k) {
+    const std::string array = init_array(c[k]);
+    if (array.empty()) continue;
+    for (std::size_t j = k; j > 0 && !touches(c[j - 1], array); --j) std::swap(c[j - 1], c[j]);
+  }
 }
 
 }  // namespace
@@ -186,6 +235,7 @@ InterleaveRowsResult interleave_rows(const Scop &scop, const isl::schedule &sche
     }
   };
   sink(tree.children.at(0));
+  inits_first(tree, scop);
   res.schedule = to_schedule(schedule.domain(), tree);
   res.applied = true;
   res.rows = r;
