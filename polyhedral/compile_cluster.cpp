@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <set>
 #include <sstream>
-#include <tuple>
 
 namespace atl::poly {
 
@@ -87,14 +86,15 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     s.cluster = cluster;
     s.options = options;
     // Each level's text as it ends (see LevelDone).
-    run_passes(pipeline_for(options), s, r.printed, [&r](const ClusterState &st, Level level) {
+    ScopIdentity identity;
+    run_passes(pipeline_for(options), s, r.printed, [&](const ClusterState &st, Level level) {
       std::ostringstream os;
       switch (level) {
         case Level::Scop:
           print_scop(os, st.scop);
           r.scop_text = os.str();
-          r.space.key = st.tuning_key.empty() ? scop_key(st.scop) : st.tuning_key;
-          std::tie(r.space.family, r.space.shape) = scop_family(st.scop);
+          // The SCoP the schedule passes see (apply_tuning's, when it ran).
+          if (options.describe) identity = st.identity.key.empty() ? scop_identity(st.scop) : st.identity;
           break;
         case Level::Dependences: print_dependences(os, st.deps); r.deps_text = os.str(); break;
         case Level::Schedule: r.schedule_yaml = schedule_to_yaml(st.schedule); break;
@@ -119,13 +119,11 @@ ClusterResult compile_cluster(const Graph &graph, const std::vector<NodeId> &clu
     r.stats = s.stats;
     if (!s.has_gpu) r.written_first = written_first(s.scop, r.kernel);
     count_marks(*r.kernel.body, r.stats);
-    if (!s.options.gpu && !s.options.npu) r.features = cluster_features(s, r.stats);
+    if (options.describe) {
+      r.space = knob_space(s, identity);
+      if (!s.options.gpu && !s.options.npu) r.features = cluster_features(s, r.stats);
+    }
     r.timings_ms = level_timings(s.log);
-    s.tuning_key = r.space.key;
-    KnobSpace at_scop = std::move(r.space);
-    r.space = knob_space(s);
-    r.space.family = std::move(at_scop.family);
-    r.space.shape = std::move(at_scop.shape);
     r.tuned = s.tuned;
     r.passes = std::move(s.log);
   } catch (const IllegalSchedule &e) {

@@ -56,12 +56,13 @@ struct ClusterResult {
   /// reads it (a plain assignment first, over the whole extent): the runner
   /// need not zero-fill them before the call.
   std::set<std::string> written_first;
-  /// The cluster's tuning space (its canonical SCoP key, its knobs and what
-  /// the passes chose), and the tuned point apply_tuning applied (empty: none).
+  /// With PolyOptions::describe: the cluster's tuning space (its SCoP's
+  /// identity, its knobs and what the passes chose) and its features
+  /// (cluster_features) for cost models.
   KnobSpace space;
-  KnobValues tuned;
-  /// Its features (cluster_features) for cost models.
   std::map<std::string, double> features;
+  /// The tuned point apply_tuning applied (empty: none).
+  KnobValues tuned;
 };
 
 /// Compiles one cluster (nodes in graph order) of a finalized graph. Throws

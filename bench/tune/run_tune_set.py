@@ -20,16 +20,9 @@ import os
 import statistics
 import subprocess
 import sys
+
+from tune_bench import bench
 import time
-
-
-def bench(atoll, batch, records, out):
-    cmd = [atoll, "run", batch, "--bench", "--threads", "1", "--quiet", "--report", out]
-    if records:
-        cmd += ["--records", records]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    r = json.load(open(out))
-    return {g["name"]: g["bench"]["median_ms"] for g in r["graphs"] if g.get("bench")}
 
 
 def main():

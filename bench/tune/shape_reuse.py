@@ -18,6 +18,8 @@ import statistics
 import subprocess
 import sys
 
+from tune_bench import bench
+
 
 def gemm(m, k=512, n=512):
     return {"name": f"gemm_m{m}", "inputs": [{"name": "a", "shape": [m, k]}],
@@ -28,14 +30,6 @@ def gemm(m, k=512, n=512):
 
 def write(path, ms):
     json.dump({"atoll": 1, "name": os.path.basename(path), "graphs": [gemm(m) for m in ms]}, open(path, "w"))
-
-
-def bench(atoll, batch, records, out):
-    cmd = [atoll, "run", batch, "--bench", "--threads", "1", "--quiet", "--report", out]
-    if records:
-        cmd += ["--records", records]
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
-    return {g["name"]: g["bench"]["median_ms"] for g in json.load(open(out))["graphs"]}
 
 
 def ab_ratios(a, test, rt, rd):

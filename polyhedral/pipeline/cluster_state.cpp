@@ -53,8 +53,8 @@ std::string print_level(const ClusterState &state, Level level) {
       if (state.scop.statements.empty()) return "(no SCoP yet)\n";
       print_scop(os, state.scop);
       if (!state.tuned.empty())
-        os << "  tuned (key " << state.tuning_key
-           << (state.tuned_from != state.tuning_key ? ", the point of key " + state.tuned_from : std::string())
+        os << "  tuned (key " << state.identity.key
+           << (state.tuned_from != state.identity.key ? ", the point of key " + state.tuned_from : std::string())
            << "): " << point_text(state.tuned) << "\n";
       break;
     case Level::Dependences:

@@ -7,6 +7,7 @@
 #include "polyhedral/ast/gpu_launches.h"
 #include "polyhedral/ast/loop_ast.h"
 #include "polyhedral/deps/dependences.h"
+#include "polyhedral/pipeline/knobs.h"
 #include "polyhedral/pipeline/pass.h"
 #include "polyhedral/pipeline/poly_options.h"
 #include "polyhedral/scop/scop.h"
@@ -38,10 +39,11 @@ struct ClusterState {
   /// cluster whose statements now compute their values.
   std::map<std::string, std::string> inlined;
 
-  /// apply_tuning: the SCoP's canonical key and the point applied (empty: none).
-  std::string tuning_key;
+  /// apply_tuning: the SCoP's identity (empty key until computed) and the
+  /// point applied (empty: none).
+  ScopIdentity identity;
   KnobValues tuned;
-  std::string tuned_from;  ///< the key whose point it is (another shape's, or tuning_key)
+  std::string tuned_from;  ///< the key whose point it is (another shape's, or identity.key)
 
   // Dependences level.
   Dependences deps;

@@ -123,12 +123,11 @@ std::string canonical_scop_text(const Scop &scop) {
   });
 }
 
-std::string scop_key(const Scop &scop) { return fnv1a_hex(canonical_scop_text(scop)); }
-
-std::pair<std::string, std::vector<long>> scop_family(const Scop &scop) {
+ScopIdentity scop_identity(const Scop &scop) {
   const std::string text = canonical_scop_text(scop);
+  ScopIdentity id;
+  id.key = fnv1a_hex(text);
   std::string masked;
-  std::vector<long> shape;
   masked.reserve(text.size());
   for (std::size_t i = 0; i < text.size();) {
     const bool in_word = i > 0 && (std::isalnum(static_cast<unsigned char>(text[i - 1])) || text[i - 1] == '_' ||
@@ -140,7 +139,7 @@ std::pair<std::string, std::vector<long>> scop_family(const Scop &scop) {
       const bool real = j < text.size() && (text[j] == '.' || text[j] == 'e' || text[j] == 'E' ||
                                             std::isalpha(static_cast<unsigned char>(text[j])));
       if (!real && j - i <= 12) {
-        shape.push_back(std::stol(text.substr(i, j - i)));
+        id.shape.push_back(std::stol(text.substr(i, j - i)));
         masked += '#';
       } else {
         masked.append(text, i, j - i);
@@ -150,7 +149,8 @@ std::pair<std::string, std::vector<long>> scop_family(const Scop &scop) {
       masked += text[i++];
     }
   }
-  return {fnv1a_hex(masked), shape};
+  id.family = fnv1a_hex(masked);
+  return id;
 }
 
 void TuningTable::add(const std::string &key, const std::string &family, const std::vector<long> &shape,
@@ -182,9 +182,11 @@ const KnobValues *TuningTable::find(const std::string &key, const std::string &f
   return &best->point;
 }
 
-KnobSpace knob_space(const ClusterState &state) {
+KnobSpace knob_space(const ClusterState &state, const ScopIdentity &identity) {
   KnobSpace space;
-  space.key = state.tuning_key.empty() ? scop_key(state.scop) : state.tuning_key;
+  space.key = identity.key;
+  space.family = identity.family;
+  space.shape = identity.shape;
   const PolyOptions &o = state.options;
   // A given tree is used as is, and the GPU and NPU tables have knobs of
   // their own (their tile hints), not these.

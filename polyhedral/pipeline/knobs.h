@@ -15,7 +15,6 @@
 #include "polyhedral/pipeline/poly_options.h"
 
 #include <map>
-#include <utility>
 #include <string>
 #include <vector>
 
@@ -35,12 +34,21 @@ struct KnobDomain {
   std::string description;
 };
 
-/// A cluster's space: its canonical key and its knobs. Empty knobs: nothing
+/// What a SCoP is known by in the records: the hash of its canonical text
+/// (the key), and the hash of that text with every integer constant masked
+/// (the family: GEMMs or convolutions of other sizes), with those constants
+/// in order (the shape).
+struct ScopIdentity {
+  std::string key, family;
+  std::vector<long> shape;
+};
+
+/// A cluster's space: its identity and its knobs. Empty knobs: nothing
 /// to tune (a cluster the CPU table does not tile, or another target).
 struct KnobSpace {
   std::string key;
-  std::string family;       ///< scop_family: the same SCoP with other constants
-  std::vector<long> shape;  ///< its constants
+  std::string family;       ///< ScopIdentity::family
+  std::vector<long> shape;  ///< ScopIdentity::shape
   std::vector<KnobDomain> knobs;
   /// The point whose every knob has its default value.
   KnobValues defaults() const;
@@ -75,17 +83,13 @@ struct TuningTable {
 /// nodes and arrays renamed by first appearance (S0, N0, A0...), so two
 /// clusters that compute the same thing under other names give one text.
 std::string canonical_scop_text(const Scop &scop);
-/// A 16-hex-digit hash (FNV-1a, 64 bits) of canonical_scop_text.
-std::string scop_key(const Scop &scop);
-/// The SCoP's family and shape: the hash of its canonical text with every
-/// integer constant replaced by '#', and those constants in order. GEMMs,
-/// or convolutions, of other sizes are one family.
-std::pair<std::string, std::vector<long>> scop_family(const Scop &scop);
+/// The SCoP's identity from one canonical_scop_text: 16-hex-digit FNV-1a
+/// hashes of the text and of the text with its integer constants masked.
+ScopIdentity scop_identity(const Scop &scop);
 
-/// The space of a cluster compiled with the default options (the CPU table
-/// run to its end, no knobs applied): which knobs its passes read, and what
-/// they chose.
-KnobSpace knob_space(const ClusterState &state);
+/// The space of a cluster (the CPU table run to its end; `identity` its
+/// SCoP's): which knobs its passes read, and what they chose.
+KnobSpace knob_space(const ClusterState &state, const ScopIdentity &identity);
 
 /// A compiled cluster's features, by name (what a learned cost model reads,
 /// and what model_ms reads): the target (lanes, registers, caches), the

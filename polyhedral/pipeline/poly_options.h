@@ -76,6 +76,10 @@ struct PolyOptions {
   /// Tuned points (tuning records, or a candidate of `atoll tune`): the pass
   /// apply_tuning sets these options from the point of the cluster's key.
   std::shared_ptr<const TuningTable> tuning;
+  /// Describe the cluster for tuning: its knob space and its features
+  /// (ClusterResult::space, features), for explain --stage space and the
+  /// tuner; off, compiling does not spend time on them.
+  bool describe = false;
   /// Passes whose output is kept as text (ClusterResult::printed): pass
   /// names of the target's table, or "all" (explain --stage, --print-after).
   std::set<std::string> print_after;

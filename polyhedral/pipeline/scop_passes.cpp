@@ -124,12 +124,11 @@ const Pass apply_tuning = {
     [](const ClusterState &s) { return s.options.tuning && s.options.scheduler != "given" && !s.options.gpu && !s.options.npu; },
     [](ClusterState &s, int) {
       PassOutcome out;
-      s.tuning_key = scop_key(s.scop);
-      auto [family, shape] = scop_family(s.scop);
+      s.identity = scop_identity(s.scop);
       std::string from;
-      const KnobValues *point = s.options.tuning->find(s.tuning_key, family, shape, &from);
+      const KnobValues *point = s.options.tuning->find(s.identity.key, s.identity.family, s.identity.shape, &from);
       if (!point) {
-        out.note = "no tuned point for key " + s.tuning_key;
+        out.note = "no tuned point for key " + s.identity.key;
         return out;
       }
       // A point of another shape of the family: its knobs as they are (a
@@ -140,7 +139,7 @@ const Pass apply_tuning = {
       s.tuned_from = from;
       out.changed = true;
       out.stats["knobs_applied"] = static_cast<long>(point->size());
-      if (from != s.tuning_key) out.stats["points_from_other_shapes"] = 1;
+      if (from != s.identity.key) out.stats["points_from_other_shapes"] = 1;
       return out;
     }};
 

@@ -568,7 +568,7 @@ std::shared_ptr<const Module::Impl> compile_module(const Graph &graph, const Mod
   CompileOptions co;
   co.target = o.target;
   co.scheduler = o.scheduler;
-  if (!o.records.empty()) co.tuning = tuning::best_points_of_file(o.records, "cpu");
+  co.tuning = tuning::tuning_for_target(o.records, o.target);
   m->tuning = co.tuning;
   co.keep_text = true;
   co.executable = true;

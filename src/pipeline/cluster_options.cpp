@@ -23,6 +23,7 @@ poly::PolyOptions cluster_options(const Graph &graph, const std::string &cluster
   poly::PolyOptions o;
   o.print_after = options.print_after;
   o.tuning = options.tuning;
+  o.describe = options.describe;
   if (poly::is_gpu_target(options.target)) o.gpu = poly::gpu_target(options.target);
   if (is_npu_target(options.target)) o.npu = npu::npu_target_info(npu_target_of(options.target));
   o.scheduler = !options.scheduler.empty() ? options.scheduler : !h.scheduler.empty() ? h.scheduler : "isl";

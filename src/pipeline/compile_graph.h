@@ -50,6 +50,8 @@ struct CompileOptions {
   /// Tuned points by canonical SCoP key (tuning records, or the tuner's
   /// candidate): poly::PolyOptions::tuning of every cluster.
   std::shared_ptr<const poly::TuningTable> tuning;
+  /// Each cluster's tuning space and features (poly::PolyOptions::describe).
+  bool describe = false;
   /// NPU targets: where the kernels record their simulated runs (made when null).
   std::shared_ptr<NpuRunStats> npu_stats;
 };

@@ -25,8 +25,7 @@ namespace {
 
 /// --records: the best points of the file, for the CPU targets.
 std::shared_ptr<const poly::TuningTable> tuning_of(const ExplainOptions &a) {
-  if (a.records.empty() || (a.target != "cpu" && a.target != "cpu-c")) return nullptr;
-  return tuning::best_points_of_file(a.records, "cpu");
+  return tuning::tuning_for_target(a.records, a.target);
 }
 
 
@@ -299,6 +298,7 @@ void explain_to(std::ostream &os, const std::string &path, const ExplainOptions 
   co.target = a.target;
   co.scheduler = a.scheduler;
   co.tuning = tuning_of(a);
+  co.describe = a.stage == "space";
   ScheduledGraph scheduled = schedule_graph(graph, co);
   if (a.stage == "space") {
     print_space(os, graph, scheduled);

@@ -739,11 +739,8 @@ BatchRun run_pipeline(const Batch &batch, const PipelineOptions &options) {
   PipelineOptions o = options;
   o.out_dir = result.out_dir;
   cpu::set_cpu_threads(o.threads);
-  // --records: the best tuned point of each cluster key, read once. Records
-  // are made on the JIT; the C target runs the same loop nests.
-  std::shared_ptr<const poly::TuningTable> tuning;
-  if (!o.records.empty() && (o.target == "cpu" || o.target == "cpu-c"))
-    tuning = tuning::best_points_of_file(o.records, "cpu");
+  // --records: the best tuned point of each cluster key, read once.
+  std::shared_ptr<const poly::TuningTable> tuning = tuning::tuning_for_target(o.records, o.target);
   const std::size_t n = batch.graphs.size();
   result.graphs.resize(n);
   std::vector<std::optional<CompiledGraph>> compiled(n);

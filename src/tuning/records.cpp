@@ -140,6 +140,17 @@ std::shared_ptr<const poly::TuningTable> best_points_of_file(const std::string &
   return best_points(read_tune_records(path), target, tune_machine_id());
 }
 
+std::shared_ptr<const poly::TuningTable> tuning_for_target(const std::string &records, const std::string &target) {
+  if (records.empty() || (target != "cpu" && target != "cpu-c")) return nullptr;
+  return best_points_of_file(records, "cpu");
+}
+
+std::shared_ptr<const poly::TuningTable> point_table(const std::string &key, const poly::KnobValues &point) {
+  auto table = std::make_shared<poly::TuningTable>();
+  table->exact[key] = point;
+  return table;
+}
+
 std::string utc_now() {
   std::time_t t = std::time(nullptr);
   std::tm tm{};

@@ -33,6 +33,15 @@ std::shared_ptr<const poly::TuningTable> best_points(const std::vector<TuneRecor
 /// The same for a records file (read once).
 std::shared_ptr<const poly::TuningTable> best_points_of_file(const std::string &path, const std::string &target);
 
+/// The best points of a records file for a compile's target: null without
+/// a file or for a target the records do not tune (only the CPU targets:
+/// `cpu-c` takes the JIT's records, which run the same loop nests).
+std::shared_ptr<const poly::TuningTable> tuning_for_target(const std::string &records, const std::string &target);
+
+/// A table of one point, for its key only (not for other shapes of its
+/// family): a candidate of the tuner.
+std::shared_ptr<const poly::TuningTable> point_table(const std::string &key, const poly::KnobValues &point);
+
 /// UTC now as ISO 8601.
 std::string utc_now();
 

@@ -220,6 +220,30 @@ TuneRecord record_from(const ClusterSpace &space, const Point &p, const nlohmann
   return r;
 }
 
+/// One request to a worker: a point of a cluster, its oracle (`verify`) and
+/// how to measure it (`mode`: run or model). The first reference check
+/// computes the reference, so it gets four times the timeout.
+nlohmann::json ask_worker(Child &child, const std::string &batch, const ClusterSpace &space, const Point &point,
+                          const std::string &verify, const std::string &mode, const TuneOptions &o) {
+  nlohmann::json req = {{"batch", batch},   {"graph", space.graph}, {"params", o.params}, {"key", space.key},
+                        {"knobs", point},   {"verify", verify},     {"seconds", 0.3},     {"mode", mode}};
+  return child.request(req, verify == "reference" ? o.timeout_s * 4 : o.timeout_s);
+}
+
+/// SIGPIPE ignored while it lives: a worker that dies while we write its
+/// request must not take the tuner with it.
+struct IgnorePipe {
+  struct sigaction old {};
+  IgnorePipe() {
+    struct sigaction ign {};
+    ign.sa_handler = SIG_IGN;
+    ::sigaction(SIGPIPE, &ign, &old);
+  }
+  ~IgnorePipe() { ::sigaction(SIGPIPE, &old, nullptr); }
+  IgnorePipe(const IgnorePipe &) = delete;
+  IgnorePipe &operator=(const IgnorePipe &) = delete;
+};
+
 TuneKnob to_public(const poly::KnobDomain &k) {
   return {k.name, k.type, k.values, k.default_value, k.description};
 }
@@ -230,6 +254,7 @@ std::vector<ClusterSpace> graph_spaces(const Graph &g, std::set<std::string> &se
   co.target = "cpu";
   co.executable = false;
   co.keep_text = false;
+  co.describe = true;
   ScheduledGraph s = schedule_graph(g, co);
   std::vector<ClusterSpace> out;
   for (const poly::ClusterResult &c : s.clusters) {
@@ -302,11 +327,7 @@ private:
     // "model" asks for the cost model's ranking even when measuring (the
     // evolutionary strategy's filter).
     const std::string mode = verify == "model" ? "model" : o_.measure;
-    nlohmann::json req = {{"batch", batch_}, {"graph", space_.graph}, {"params", o_.params},
-                          {"key", space_.key}, {"knobs", p},         {"verify", verify},
-                          {"seconds", 0.3},      {"mode", mode}};
-    // The first reference check computes the reference: more time for it.
-    nlohmann::json answer = child_.request(req, verify == "reference" ? o_.timeout_s * 4 : o_.timeout_s);
+    nlohmann::json answer = ask_worker(child_, batch_, space_, p, verify, mode, o_);
     if (model_ && mode == "model" && answer.value("status", std::string()) == "ok") answer = external_model(p, answer);
     TuneRecord r = record_of(p, answer, verify);
     r.seconds = seconds_since(t0);
@@ -543,16 +564,10 @@ TuneRecord PointMeasurer::measure(const std::string &batch_path, const ClusterSp
                                   const std::map<std::string, std::string> &point, const std::string &verify) {
   if (verify != "default" && verify != "reference")
     throw UserError("measure: verify is \"default\" or \"reference\", not \"" + verify + "\"");
-  struct sigaction ign {}, old {};
-  ign.sa_handler = SIG_IGN;
-  ::sigaction(SIGPIPE, &ign, &old);
-  const TuneOptions &o = impl_->options;
-  nlohmann::json req = {{"batch", std::filesystem::absolute(batch_path).string()},
-                        {"graph", space.graph}, {"params", o.params}, {"key", space.key},
-                        {"knobs", point}, {"verify", verify}, {"seconds", 0.3}};
+  IgnorePipe ignore_pipe;
   auto t0 = Clock::now();
-  nlohmann::json a = impl_->child.request(req, verify == "reference" ? o.timeout_s * 4 : o.timeout_s);
-  ::sigaction(SIGPIPE, &old, nullptr);
+  nlohmann::json a = ask_worker(impl_->child, std::filesystem::absolute(batch_path).string(), space, point, verify,
+                                "run", impl_->options);
   TuneRecord r = record_from(space, point, a, verify, impl_->machine, "api");
   r.seconds = seconds_since(t0);
   return r;
@@ -564,12 +579,10 @@ std::string explain_point(const std::string &batch_path, const std::string &grap
   for (const BatchGraph &bg : batch.graphs) {
     if (bg.name != graph) continue;
     if (bg.error) throw *bg.error;
-    auto table = std::make_shared<poly::TuningTable>();
-    table->exact[key] = point;
     CompileOptions co;
     co.target = "cpu";
     co.executable = false;
-    co.tuning = table;
+    co.tuning = tuning::point_table(key, point);
     const bool pass = poly::has_pass(poly::cpu_pipeline(), stage);
     const bool code = stage == "llvm" || stage == "c";
     if (!pass && !code && stage != "scop" && stage != "deps" && stage != "schedule" && stage != "ast")
@@ -621,16 +634,7 @@ TuneResult tune_batch_file(const std::string &batch_path, const TuneOptions &o) 
   if (o.shards < 1 || o.shard < 0 || o.shard >= o.shards) throw UserError("tune: --shard i/N needs 0 <= i < N");
   if (o.budget_s <= 0) throw UserError("tune: the budget must be positive");
   Batch batch = read_input_file(batch_path);
-  // A worker that dies while we write its request must not take us with it.
-  struct IgnorePipe {
-    struct sigaction old{};
-    IgnorePipe() {
-      struct sigaction ign{};
-      ign.sa_handler = SIG_IGN;
-      ::sigaction(SIGPIPE, &ign, &old);
-    }
-    ~IgnorePipe() { ::sigaction(SIGPIPE, &old, nullptr); }
-  } ignore_pipe;
+  IgnorePipe ignore_pipe;
   const std::string abs_batch = std::filesystem::absolute(batch_path).string();
   std::map<std::string, TuneRecord> known;
   if (!o.records.empty() && std::filesystem::exists(o.records))

@@ -18,6 +18,7 @@
 #include "src/pipeline/compile_graph.h"
 #include "src/pipeline/pipeline.h"
 #include "src/runtime/init_data.h"
+#include "src/tuning/records.h"
 
 #include <nlohmann/json.hpp>
 
@@ -109,21 +110,32 @@ void time_runs(const CompiledGraph &compiled, const GraphCase &gc, int reps, con
   }
 }
 
-/// The analytical model's time of the clusters `key` of a graph compiled
-/// with `point` (no code: schedules and loop ASTs only), and the features of
-/// the first.
-std::pair<double, nlohmann::json> model_of(const Graph &g, const std::string &key, const poly::KnobValues &point) {
+/// How the worker compiles: one thread, no stage texts, the clusters
+/// described (their keys find the tuned cluster's kernels), and `point`
+/// applied to the cluster `key` only (none: the default).
+CompileOptions worker_options(const std::string &key, const poly::KnobValues &point, bool executable) {
   CompileOptions co;
   co.target = "cpu";
   co.compile_threads = 1;
   co.keep_text = false;
-  co.executable = false;
-  if (!point.empty()) {
-    auto table = std::make_shared<poly::TuningTable>();
-    table->exact[key] = point;
-    co.tuning = table;
-  }
-  ScheduledGraph s = schedule_graph(g, co);
+  co.executable = executable;
+  co.describe = true;
+  if (!point.empty()) co.tuning = tuning::point_table(key, point);
+  return co;
+}
+
+/// The injected crash or hang of a point (injected_fault), if any.
+void crash_or_hang(const std::string &fault) {
+  if (fault == "crash") std::abort();
+  if (fault == "hang")
+    for (;;) std::this_thread::sleep_for(std::chrono::seconds(60));
+}
+
+/// The analytical model's time of the clusters `key` of a graph compiled
+/// with `point` (no code: schedules and loop ASTs only), and the features of
+/// the first.
+std::pair<double, nlohmann::json> model_of(const Graph &g, const std::string &key, const poly::KnobValues &point) {
+  ScheduledGraph s = schedule_graph(g, worker_options(key, point, false));
   double ms = 0;
   nlohmann::json features;
   bool found = false;
@@ -154,20 +166,9 @@ public:
     GraphCase &gc = graph_case(batch_path, graph_name, params);
     nlohmann::json out;
     const std::string fault = injected_fault(knobs);
-    if (fault == "crash") std::abort();
-    if (fault == "hang")
-      for (;;) std::this_thread::sleep_for(std::chrono::seconds(60));
-
-    CompileOptions co;
-    co.target = "cpu";
-    co.compile_threads = 1;
-    co.keep_text = false;
-    // The point for its key only: not for other shapes of its family.
-    auto table = std::make_shared<poly::TuningTable>();
-    table->exact[key] = knobs;
-    co.tuning = table;
+    crash_or_hang(fault);
     auto t0 = Clock::now();
-    CompiledGraph cand = compile_graph(gc.graph, co);
+    CompiledGraph cand = compile_graph(gc.graph, worker_options(key, knobs, true));
     out["compile_ms"] = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     // The point must have reached its cluster: a key no cluster has is the
     // tuner's mistake, not a result.
@@ -229,10 +230,7 @@ private:
     poly::KnobValues knobs;
     if (req.contains("knobs")) knobs = req["knobs"].get<poly::KnobValues>();
     const Graph &g = graph_of(path, name);
-    const std::string fault = injected_fault(knobs);
-    if (fault == "crash") std::abort();
-    if (fault == "hang")
-      for (;;) std::this_thread::sleep_for(std::chrono::seconds(60));
+    crash_or_hang(injected_fault(knobs));
     const std::string id = path + "\n" + name + "\n" + key;
     auto d = default_model_.find(id);
     if (d == default_model_.end()) d = default_model_.emplace(id, model_of(g, key, {})).first;
@@ -275,11 +273,7 @@ private:
     gc->concrete = g->params.empty() ? *g : g->instantiate(gc->point);
     gc->feeds = make_graph_inputs(gc->concrete);
     gc->precisions = verify_precisions(gc->concrete);
-    CompileOptions co;
-    co.target = "cpu";
-    co.compile_threads = 1;
-    co.keep_text = false;
-    gc->def = std::make_shared<CompiledGraph>(compile_graph(gc->graph, co));
+    gc->def = std::make_shared<CompiledGraph>(compile_graph(gc->graph, worker_options({}, {}, true)));
     gc->def_out = run_compiled(*gc->def, gc->concrete, gc->feeds, gc->point);
     return *cases_.emplace(id, std::move(gc)).first->second;
   }

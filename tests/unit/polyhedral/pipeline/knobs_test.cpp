@@ -34,8 +34,15 @@ const KnobDomain *knob(const KnobSpace &s, const std::string &name) {
   return it == s.knobs.end() ? nullptr : &*it;
 }
 
-PolyOptions with_point(const std::string &key, const KnobValues &point) {
+/// Options that describe the cluster (its space and features).
+PolyOptions described() {
   PolyOptions o;
+  o.describe = true;
+  return o;
+}
+
+PolyOptions with_point(const std::string &key, const KnobValues &point) {
+  PolyOptions o = described();
   auto t = std::make_shared<TuningTable>();
   t->exact[key] = point;
   o.tuning = t;
@@ -46,11 +53,11 @@ PolyOptions with_point(const std::string &key, const KnobValues &point) {
 
 TEST_SUITE("knobs") {
 
-TEST_CASE("scop_key: the same computation under other names has one key; another shape another") {
+TEST_CASE("scop_identity: the same computation under other names has one key; another shape another") {
   Graph a = gemm("x_", 64, 96, 80), b = gemm("other_", 64, 96, 80), c = gemm("x_", 64, 96, 81);
-  ClusterResult ra = compile_cluster(a, a.order(), PolyOptions{});
-  ClusterResult rb = compile_cluster(b, b.order(), PolyOptions{});
-  ClusterResult rc = compile_cluster(c, c.order(), PolyOptions{});
+  ClusterResult ra = compile_cluster(a, a.order(), described());
+  ClusterResult rb = compile_cluster(b, b.order(), described());
+  ClusterResult rc = compile_cluster(c, c.order(), described());
   CHECK(ra.space.key.size() == 16);
   CHECK(ra.space.key == rb.space.key);
   CHECK(ra.space.key != rc.space.key);
@@ -58,7 +65,7 @@ TEST_CASE("scop_key: the same computation under other names has one key; another
 
 TEST_CASE("knob_space: a GEMM's cache tiles, register rows and packing, with the cost model's choices") {
   Graph g = gemm("", 96, 200, 128);
-  ClusterResult r = compile_cluster(g, g.order(), PolyOptions{});
+  ClusterResult r = compile_cluster(g, g.order(), described());
   const KnobSpace &s = r.space;
   REQUIRE(knob(s, "band0/unroll"));
   REQUIRE(knob(s, "pack"));
@@ -81,7 +88,7 @@ TEST_CASE("knob_space: a GEMM's cache tiles, register rows and packing, with the
 
 TEST_CASE("apply_tuning: the default point gives the default code; another point changes the tiles") {
   Graph g = gemm("", 96, 200, 128);
-  ClusterResult def = compile_cluster(g, g.order(), PolyOptions{});
+  ClusterResult def = compile_cluster(g, g.order(), described());
   ClusterResult same = compile_cluster(g, g.order(), with_point(def.space.key, def.space.defaults()));
   CHECK(same.tuned == def.space.defaults());
   CHECK(same.ast_text == def.ast_text);
@@ -113,9 +120,9 @@ TEST_CASE("apply_tuning: a key that is not the cluster's leaves it alone") {
 
 TEST_CASE("scop_family: GEMMs of other sizes are one family; the nearest shape's point applies") {
   Graph small = gemm("", 64, 96, 80), big = gemm("", 512, 96, 80), mid = gemm("", 200, 96, 80);
-  ClusterResult rs = compile_cluster(small, small.order(), PolyOptions{});
-  ClusterResult rb = compile_cluster(big, big.order(), PolyOptions{});
-  ClusterResult rm = compile_cluster(mid, mid.order(), PolyOptions{});
+  ClusterResult rs = compile_cluster(small, small.order(), described());
+  ClusterResult rb = compile_cluster(big, big.order(), described());
+  ClusterResult rm = compile_cluster(mid, mid.order(), described());
   CHECK(rs.space.family == rb.space.family);
   CHECK(rs.space.family == rm.space.family);
   CHECK(rs.space.key != rb.space.key);
@@ -136,7 +143,7 @@ TEST_CASE("scop_family: GEMMs of other sizes are one family; the nearest shape's
   CHECK(from == rs.space.key);
   CHECK(table->find("x", "another family", rm.space.shape) == nullptr);
 
-  PolyOptions o;
+  PolyOptions o = described();
   o.tuning = table;
   ClusterResult tuned = compile_cluster(mid, mid.order(), o);
   CHECK(tuned.tuned == pb);
